@@ -171,6 +171,10 @@ pub mod counts {
     /// Offset (in u64 words, from the start of the file) of the trap-path
     /// counter: calls that reached strata through a SIGSYS trap.
     pub const TRAPPED_WORD: usize = 1;
+    /// Offset (in u64 words) where the launcher stores the TSC frequency in
+    /// kHz, which the runtime uses to turn cycle counts into nanoseconds. Zero
+    /// means unknown: the runtime then stores raw cycle counts.
+    pub const TSC_KHZ_WORD: usize = 2;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

@@ -1,1 +1,151 @@
-fn main() {}
+//! strata-rt: strata's in-process runtime.
+//!
+//! The launcher execs this binary with the program's argv and environment
+//! (plus the launch configuration). It loads the program itself, turns on
+//! Syscall User Dispatch with its own text as the only exempt range, and
+//! jumps to the program. From then on every system call the program makes
+//! traps into `capture::strata_on_sigsys`, in this same process.
+//!
+//! # Rules for code in this crate
+//!
+//! This code runs inside the traced program, often in a signal handler that
+//! interrupted it at an arbitrary instruction. Therefore:
+//!
+//! 1. **No libc.** The program's libc may be in the middle of a call, holding
+//!    its locks; strata never calls into it. System calls are raw (`sys.rs`).
+//! 2. **No allocation and no blocking lock in signal context.** There is no
+//!    global allocator at all; state lives in statics, in the per-thread
+//!    `Thread`, or in mappings strata makes with mmap. The only lock (brk)
+//!    is a short spin lock that never waits on another thread's signal.
+//! 3. **Own stacks.** strata's handler runs on its own alternate signal stack
+//!    per thread (or the program's, when the program set one), never deeper
+//!    into the program's stack than the kernel itself would go.
+//! 4. **Per-thread state through GS base**, which x86-64 Linux programs do
+//!    not use; the program's arch_prctl(ARCH_SET_GS) is virtualized.
+//! 5. **Program memory is read and written with process_vm_readv/writev**
+//!    (`sys::copy_from_user`), so a bad pointer from the program yields
+//!    EFAULT, as from the kernel, instead of crashing strata.
+//! 6. **Every `unsafe` block says why it is sound** (`// SAFETY:`), and
+//!    panics abort the process with a message: there is no unwinding here.
+#![no_std]
+#![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod asm;
+mod capture;
+mod config;
+mod dispatch;
+mod ext;
+mod image;
+mod load;
+mod mem;
+mod out;
+mod process;
+mod signals;
+mod sys;
+mod thread;
+
+use core::fmt::Write;
+
+/// The runtime has no heap in signal context (rule 2). The `object` crate,
+/// which the loader uses to parse ELF headers, links `alloc` although the
+/// parsing strata does never allocates; this allocator refuses every request,
+/// so a stray allocation aborts loudly instead of taking a lock.
+struct NoHeap;
+
+// SAFETY: never hands out memory; returning null is the documented failure.
+unsafe impl core::alloc::GlobalAlloc for NoHeap {
+    unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
+        core::ptr::null_mut()
+    }
+    unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
+}
+
+#[global_allocator]
+static HEAP: NoHeap = NoHeap;
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    let mut l = out::Line::new();
+    let _ = write!(l, "strata-rt: internal error: {}\n", info.message());
+    if let Some(loc) = info.location() {
+        let _ = write!(l, "  at {}:{}\n", loc.file(), loc.line());
+    }
+    l.emit();
+    sys::exit_group(125)
+}
+
+/// First Rust code to run: relocate ourselves, then start the program.
+///
+/// # Safety
+/// Called once by `_start` with the kernel's initial stack pointer, our
+/// _DYNAMIC and our load base.
+#[no_mangle]
+pub unsafe extern "C" fn strata_rt_start(sp: *const usize, dynamic: *const u64, base: usize) -> ! {
+    // SAFETY: per contract; nothing has read global data yet.
+    unsafe {
+        image::relocate(dynamic, base);
+        image::init(base);
+        rt_main(sp)
+    }
+}
+
+/// # Safety
+/// `sp` is the kernel's initial stack pointer.
+unsafe fn rt_main(sp: *const usize) -> ! {
+    // SAFETY: the kernel's initial stack layout: argc, argv[], NULL, envp[], NULL, auxv.
+    let (argc, argv, envp) = unsafe {
+        let argc = *sp;
+        let argv = sp.add(1);
+        (argc, argv, argv.add(argc + 1))
+    };
+    let mut nenv = 0;
+    // SAFETY: envp is NULL-terminated.
+    while unsafe { *envp.add(nenv) } != 0 {
+        nenv += 1;
+    }
+    // SAFETY: auxv follows the envp terminator.
+    let auxv = unsafe { envp.add(nenv + 1) } as *const u64;
+    let mut found = None;
+    for i in 0..nenv {
+        // SAFETY: each env pointer is a NUL-terminated string.
+        let s = unsafe { cstr(*envp.add(i) as *const u8) };
+        if let Some(v) = s.strip_prefix(strata_proto::ENV_VAR).and_then(|r| r.strip_prefix(b"=")) {
+            found = Some((i, v));
+            break;
+        }
+    }
+    let Some((idx, value)) = found else {
+        out::Line::new().str("strata-rt: this is strata's in-process runtime; run programs with `strata run -- PROGRAM`\n").emit();
+        sys::exit_group(2);
+    };
+    let cfg = match strata_proto::Config::decode(value) {
+        Ok(c) => c,
+        Err(e) => {
+            out::Line::new().str("strata-rt: ").str(e.message()).str("\n").emit();
+            sys::exit_group(2);
+        }
+    };
+    // SAFETY: single-threaded start.
+    if let Err(e) = unsafe { config::init(&cfg) } {
+        out::Line::new().str("strata-rt: cannot read the launch configuration: ").str(out::strerror(e)).str("\n").emit();
+        sys::exit_group(2);
+    }
+    ext::init(cfg.flags, cfg.count_path);
+    let si = load::StartInfo { kernel_sp: sp as usize, argc, argv, envp, auxv, skip_env: Some(idx), program: cfg.program };
+    // SAFETY: single-threaded start with the kernel's stack intact.
+    unsafe { load::start(&si) }
+}
+
+/// # Safety
+/// `p` points at a NUL-terminated string that lives for the whole run.
+unsafe fn cstr(p: *const u8) -> &'static [u8] {
+    let mut n = 0;
+    // SAFETY: per contract.
+    unsafe {
+        while *p.add(n) != 0 {
+            n += 1;
+        }
+        core::slice::from_raw_parts(p, n)
+    }
+}

@@ -1,0 +1,129 @@
+//! The runtime's assembly: the process entry, the signal restorer, and the
+//! entry paths of new threads. Each stub is tiny and documented at its label;
+//! everything else is Rust.
+//!
+//! Offsets into `Thread` used here are checked against the struct in
+//! `thread.rs` by const assertions.
+
+use core::arch::global_asm;
+
+global_asm!(
+    // Process entry. The kernel leaves argc/argv/envp/auxv at %rsp. Pass that
+    // pointer, our _DYNAMIC and our load base to Rust, which relocates the
+    // image before it touches any global data.
+    ".globl _start",
+    ".type _start,@function",
+    "_start:",
+    "    xor %ebp, %ebp",
+    "    mov %rsp, %rdi",
+    "    lea _DYNAMIC(%rip), %rsi",
+    "    lea __ehdr_start(%rip), %rdx",
+    "    and $-16, %rsp",
+    "    call strata_rt_start",
+    "    ud2",
+    // Signal restorer for every handler strata installs or builds a frame
+    // for. On entry %rsp points at the frame's ucontext. Frames that strata
+    // built carry a marker in uc_flags and the program's virtual SIGSYS mask
+    // bit in uc_sigmask: move that bit to the thread's state (SIGSYS is never
+    // really blocked) before the real rt_sigreturn, which is allowed because
+    // it is issued from strata's own text.
+    ".globl strata_restorer",
+    ".type strata_restorer,@function",
+    "strata_restorer:",
+    "    testl ${marker}, (%rsp)",
+    "    jz 1f",
+    "    btrq $30, 296(%rsp)",
+    "    setc %gs:{vsigsys}",
+    "    andl ${notmarker}, (%rsp)",
+    "1:  mov $15, %eax",
+    "    syscall",
+    "    ud2",
+    // clone/clone3/vfork for a child that shares our memory.
+    // strata_clone_vm(nr, a1, a2, a3, a4, a5, thread) with the 7th argument
+    // on the stack. In the child the kernel has switched to the program's new
+    // stack (or kept ours for vfork): touch neither, move to the child's own
+    // boot stack and enter Rust with its Thread.
+    ".globl strata_clone_vm",
+    ".type strata_clone_vm,@function",
+    "strata_clone_vm:",
+    "    push %r12",
+    "    mov 16(%rsp), %r12",
+    "    mov %rdi, %rax",
+    "    mov %rsi, %rdi",
+    "    mov %rdx, %rsi",
+    "    mov %rcx, %rdx",
+    "    mov %r8, %r10",
+    "    mov %r9, %r8",
+    "    syscall",
+    "    test %rax, %rax",
+    "    jz 2f",
+    "    pop %r12",
+    "    ret",
+    "2:  mov {boot_sp}(%r12), %rsp",
+    "    mov %r12, %rdi",
+    "    call strata_thread_boot",
+    "    ud2",
+    // strata_sigreturn_to(uc): load a prepared frame and let the kernel
+    // restore every register, the FPU state, the mask and the alt stack.
+    ".globl strata_sigreturn_to",
+    ".type strata_sigreturn_to,@function",
+    "strata_sigreturn_to:",
+    "    mov %rdi, %rsp",
+    "    mov $15, %eax",
+    "    syscall",
+    "    ud2",
+    // strata_exit_thread(thread, code): mark the thread's state free and
+    // exit the thread without touching memory in between (we are running on
+    // the stack that the state owns).
+    ".globl strata_exit_thread",
+    ".type strata_exit_thread,@function",
+    "strata_exit_thread:",
+    "    mov %rsi, %rdx",
+    "    movl $1, {dead}(%rdi)",
+    "    mov %rdx, %rdi",
+    "    mov $60, %eax",
+    "    syscall",
+    "    ud2",
+    // strata_enter_program(sp, entry): the program's first instruction, with
+    // the registers the kernel's ELF loader leaves (all zero, %rdx = 0: no
+    // atexit hook).
+    ".globl strata_enter_program",
+    ".type strata_enter_program,@function",
+    "strata_enter_program:",
+    "    mov %rdi, %rsp",
+    "    mov %rsi, %r11",
+    "    xor %eax, %eax",
+    "    xor %ebx, %ebx",
+    "    xor %ecx, %ecx",
+    "    xor %edx, %edx",
+    "    xor %esi, %esi",
+    "    xor %edi, %edi",
+    "    xor %ebp, %ebp",
+    "    xor %r8d, %r8d",
+    "    xor %r9d, %r9d",
+    "    xor %r10d, %r10d",
+    "    xor %r12d, %r12d",
+    "    xor %r13d, %r13d",
+    "    xor %r14d, %r14d",
+    "    xor %r15d, %r15d",
+    "    jmp *%r11",
+    // Padding so that no syscall instruction is the last bytes of strata's
+    // text (Syscall User Dispatch checks the address after the instruction).
+    ".globl strata_text_pad",
+    "strata_text_pad:",
+    "    .fill 16, 1, 0xcc",
+    marker = const crate::signals::UC_STRATA_FRAME,
+    notmarker = const !crate::signals::UC_STRATA_FRAME,
+    vsigsys = const crate::thread::OFF_VSIGSYS,
+    boot_sp = const crate::thread::OFF_BOOT_SP,
+    dead = const crate::thread::OFF_DEAD,
+    options(att_syntax)
+);
+
+extern "C" {
+    pub fn strata_restorer();
+    pub fn strata_clone_vm(nr: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize, thread: *mut crate::thread::Thread) -> isize;
+    pub fn strata_sigreturn_to(uc: *mut crate::sys::UContext) -> !;
+    pub fn strata_exit_thread(thread: *mut crate::thread::Thread, code: usize) -> !;
+    pub fn strata_enter_program(sp: usize, entry: usize) -> !;
+}

@@ -1,0 +1,86 @@
+//! How a system call reaches strata: Syscall User Dispatch.
+//!
+//! Every thread runs with dispatch on and its selector set to BLOCK. The
+//! kernel lets through syscalls issued from strata's own text and turns every
+//! other one into a SIGSYS, which lands in `strata_on_sigsys` on strata's
+//! alternate stack with all signals blocked. The handler decides what the
+//! call returns (dispatch.rs) and writes it into the saved rax; returning
+//! through `strata_restorer` resumes the program after its `syscall`
+//! instruction with exactly the registers a real syscall would leave (the
+//! kernel already set rcx and r11 when it executed the instruction).
+
+use crate::sys::{self, reg, SigInfo, UContext};
+use crate::{dispatch, out, signals, thread};
+
+/// The SIGSYS handler.
+///
+/// # Safety
+/// Called by the kernel only, with valid `info` and `uc` pointers.
+pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mut UContext) {
+    let t = thread::current();
+    // SAFETY: the kernel passes valid pointers into the signal frame.
+    let (info, uc) = unsafe { (&*info, &mut *uc) };
+    if info.code != sys::SYS_USER_DISPATCH {
+        signals::real_sigsys(t, info, uc);
+        return;
+    }
+    let nr = (info.f1 & 0xffff_ffff) as usize;
+    if t.prog_sud.mode != 0 && signals::program_dispatch(t, uc, nr) {
+        return;
+    }
+    let g = &uc.gregs;
+    let args = [g[reg::RDI], g[reg::RSI], g[reg::RDX], g[reg::R10], g[reg::R8], g[reg::R9]];
+    dispatch::syscall(t, uc, nr, args);
+    if t.vsigsys_pending != 0 {
+        signals::deliver_pending(t, uc);
+    }
+}
+
+/// Turns capture on for the main thread, just before the program's first
+/// instruction.
+pub fn enable_for_main_thread() {
+    let Some(t) = thread::claim() else {
+        out::Line::new().str("strata: cannot allocate thread state\n").emit();
+        sys::exit_group(126);
+    };
+    thread::install(t);
+    let t = thread::current();
+    t.tid = sys::gettid();
+    signals::install_sigsys_handler();
+    // An inherited blocked SIGSYS becomes virtual.
+    let mut mask = 0u64;
+    // SAFETY: reading the mask into a local.
+    unsafe { sys::sc(sys::Sysno::rt_sigprocmask, &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8]) };
+    if mask & sys::SIGSYS_BIT != 0 {
+        t.vsigsys_blocked = 1;
+        sys::set_sigmask(mask & !sys::SIGSYS_BIT);
+    }
+    thread::set_altstack(&thread::own_altstack(t));
+    if let Err(e) = thread::enable_capture(t) {
+        out::Line::new()
+            .str("strata: cannot turn on Syscall User Dispatch (Linux 5.11 or later is needed): ")
+            .str(out::strerror(e))
+            .str("\n")
+            .emit();
+        sys::exit_group(126);
+    }
+}
+
+/// Entry of a thread or vfork child that shares our memory (from
+/// `strata_clone_vm`): set up its state, turn capture on, and resume the
+/// program from the frame the parent prepared.
+///
+/// # Safety
+/// `t` is the state the parent prepared, with a boot frame.
+#[no_mangle]
+pub unsafe extern "C" fn strata_thread_boot(t: *mut thread::Thread) -> ! {
+    thread::install(t);
+    let t = thread::current();
+    t.tid = sys::gettid();
+    thread::set_altstack(&thread::own_altstack(t));
+    if thread::enable_capture(t).is_err() {
+        sys::exit_group(126);
+    }
+    // SAFETY: the parent built a complete frame at boot_frame + 8.
+    unsafe { crate::asm::strata_sigreturn_to((t.boot_frame + 8) as *mut UContext) }
+}

@@ -1,0 +1,138 @@
+//! What happens to one system call once it reached strata.
+//!
+//! `syscall` runs the hook (ext.rs), then either emulates the call (the few
+//! that strata must own to keep capture on and the program unaware: signals,
+//! clone, execve, brk, ...) or re-issues it unchanged from strata's text.
+//! Which calls are emulated is listed, with the reason, in the one syscall
+//! table (crates/syscall-table, docs/syscalls.md).
+
+use crate::sys::{self, reg, Sysno, UContext};
+use crate::thread::Thread;
+use crate::{ext, process, signals};
+
+const S: fn(Sysno) -> usize = |s| s as usize;
+
+/// Handles call `nr` and leaves its result in `uc` (rax, or a whole new
+/// register state for rt_sigreturn).
+pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
+    let token = ext::before(nr);
+    let ret: isize = match nr {
+        n if n == S(Sysno::rt_sigreturn) => {
+            ext::after(nr, 0, token);
+            signals::sigreturn(t, uc);
+            return;
+        }
+        n if n == S(Sysno::rt_sigaction) => signals::sigaction(a),
+        n if n == S(Sysno::rt_sigprocmask) => signals::sigprocmask(t, uc, a),
+        n if n == S(Sysno::rt_sigpending) => signals::sigpending(t, a),
+        n if n == S(Sysno::sigaltstack) => signals::sigaltstack(t, uc, a),
+        n if n == S(Sysno::rt_sigsuspend) => with_mask_arg(uc, nr, a, 0),
+        n if n == S(Sysno::rt_sigtimedwait) => with_mask_arg(uc, nr, a, 0),
+        n if n == S(Sysno::signalfd) || n == S(Sysno::signalfd4) => with_mask_arg(uc, nr, a, 1),
+        n if n == S(Sysno::ppoll) => with_mask_arg(uc, nr, a, 3),
+        n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => with_mask_arg(uc, nr, a, 4),
+        n if n == S(Sysno::pselect6) => pselect6(uc, a),
+        n if n == S(Sysno::prctl) && a[0] as usize == sys::PR_SET_SYSCALL_USER_DISPATCH => signals::program_sud(t, a),
+        n if n == S(Sysno::arch_prctl) => arch_prctl(t, uc, a),
+        n if n == S(Sysno::clone) || n == S(Sysno::clone3) || n == S(Sysno::fork) || n == S(Sysno::vfork) => {
+            process::clone(t, uc, nr, a)
+        }
+        n if n == S(Sysno::execve) || n == S(Sysno::execveat) => process::execve(t, uc, nr, a, token),
+        n if n == S(Sysno::exit) => {
+            ext::noreturn(nr);
+            process::exit_thread(t, a[0] as usize)
+        }
+        n if n == S(Sysno::exit_group) => {
+            ext::noreturn(nr);
+            passthrough(uc, nr, a)
+        }
+        n if n == S(Sysno::brk) => process::brk(a[0] as usize) as isize,
+        n if n == S(Sysno::readlink) => process::readlink(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a[2], a),
+        n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),
+        n if n == S(Sysno::mmap) => guard_mem(uc, nr, a, a[3] as usize & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0, -sys::ENOMEM),
+        n if n == S(Sysno::munmap) || n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
+        n if n == S(Sysno::mprotect) => guard_mem(uc, nr, a, true, -sys::EACCES),
+        n if n == S(Sysno::mremap) => {
+            let fixed = a[3] & 2 != 0; // MREMAP_FIXED
+            if crate::image::overlaps_image(a[0] as usize, a[1] as usize) || (fixed && crate::image::overlaps_image(a[4] as usize, a[2] as usize)) {
+                -sys::EINVAL
+            } else {
+                passthrough(uc, nr, a)
+            }
+        }
+        _ => passthrough(uc, nr, a),
+    };
+    ext::after(nr, ret, token);
+    uc.gregs[reg::RAX] = ret as u64;
+}
+
+/// Re-issues the call unchanged. A call that may block runs with the
+/// program's own signal mask so that signals interrupt it (and restart it,
+/// under SA_RESTART) exactly as natively; everything else runs with all
+/// signals blocked, as the rest of strata's handler does.
+#[inline]
+pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
+    let args = a.map(|x| x as usize);
+    let blocks = strata_syscall_table::entry(nr).is_none_or(|e| e.may_block);
+    if blocks {
+        sys::set_sigmask(uc.sigmask);
+        // SAFETY: the program's own call, re-issued as it made it.
+        let r = unsafe { sys::raw6(nr, args) };
+        sys::set_sigmask(!0);
+        r
+    } else {
+        // SAFETY: as above.
+        unsafe { sys::raw6(nr, args) }
+    }
+}
+
+/// A call that installs a temporary signal mask from argument `i`: the
+/// program's mask minus SIGSYS, which must stay deliverable.
+fn with_mask_arg(uc: &UContext, nr: usize, mut a: [u64; 6], i: usize) -> isize {
+    let mut local = 0u64;
+    match signals::strip_sigsys(a[i] as usize, &mut local) {
+        Ok(p) => a[i] = p as u64,
+        Err(e) => return -e,
+    }
+    passthrough(uc, nr, a)
+}
+
+/// pselect6's sixth argument points at { const sigset_t *ss; size_t len }.
+fn pselect6(uc: &UContext, mut a: [u64; 6]) -> isize {
+    if a[5] == 0 {
+        return passthrough(uc, S(Sysno::pselect6), a);
+    }
+    let Ok(mut data) = sys::read_user::<[u64; 2]>(a[5] as usize) else {
+        return -sys::EFAULT;
+    };
+    let mut local = 0u64;
+    match signals::strip_sigsys(data[0] as usize, &mut local) {
+        Ok(p) => data[0] = p as u64,
+        Err(e) => return -e,
+    }
+    a[5] = &data as *const [u64; 2] as u64;
+    passthrough(uc, S(Sysno::pselect6), a)
+}
+
+/// GS base belongs to strata; the program's value is kept virtually.
+fn arch_prctl(t: &mut Thread, uc: &UContext, a: [u64; 6]) -> isize {
+    match a[0] as usize {
+        sys::ARCH_SET_GS => {
+            t.prog_gs = a[1] as usize;
+            0
+        }
+        sys::ARCH_GET_GS => match sys::write_user(a[1] as usize, &t.prog_gs) {
+            Ok(()) => 0,
+            Err(e) => -e,
+        },
+        _ => passthrough(uc, S(Sysno::arch_prctl), a),
+    }
+}
+
+/// Refuses memory calls that would change strata's own image.
+fn guard_mem(uc: &UContext, nr: usize, a: [u64; 6], check: bool, err: isize) -> isize {
+    if check && crate::image::overlaps_image(a[0] as usize, a[1] as usize) {
+        return err;
+    }
+    passthrough(uc, nr, a)
+}

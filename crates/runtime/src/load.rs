@@ -1,0 +1,475 @@
+//! strata's ELF loader: what the kernel's execve does, done in-process so
+//! that capture is on before the program's (or ld.so's) first instruction.
+//!
+//! `start` resolves `#!` chains, maps the executable and its PT_INTERP,
+//! builds the initial stack and auxiliary vector as the kernel would, turns
+//! capture on and jumps. `check_exec` runs the same checks for a program's
+//! execve, so a bad target fails in the calling image with the kernel's errno.
+
+use crate::out;
+use crate::sys::{self, Sysno};
+use strata_loader::{classify, page_up, plan, Kind, LoadError, Plan, MAX_SCRIPT_DEPTH, PAGE, PROBE_LEN};
+
+const PATH_MAX: usize = 4096;
+const HEAD_MAX: usize = 64 * 1024;
+/// Where the kernel puts a PIE that has an interpreter (before randomization).
+const ELF_ET_DYN_BASE: usize = 0x5555_5555_4000;
+
+const AT_NULL: u64 = 0;
+const AT_PHDR: u64 = 3;
+const AT_PHENT: u64 = 4;
+const AT_PHNUM: u64 = 5;
+const AT_BASE: u64 = 7;
+const AT_FLAGS: u64 = 8;
+const AT_ENTRY: u64 = 9;
+const AT_EXECFN: u64 = 31;
+
+/// A NUL-terminated path in a fixed buffer.
+pub struct Path {
+    pub buf: [u8; PATH_MAX + 1],
+    pub len: usize,
+}
+
+impl Path {
+    pub const fn new() -> Path {
+        Path { buf: [0; PATH_MAX + 1], len: 0 }
+    }
+    pub fn set(&mut self, s: &[u8]) -> Result<(), isize> {
+        if s.len() > PATH_MAX || s.contains(&0) {
+            return Err(36); // ENAMETOOLONG
+        }
+        self.buf[..s.len()].copy_from_slice(s);
+        self.buf[s.len()] = 0;
+        self.len = s.len();
+        Ok(())
+    }
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+    pub fn ptr(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+}
+
+/// An open executable file.
+struct File {
+    fd: usize,
+    size: u64,
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        // SAFETY: closing a descriptor we opened.
+        unsafe { sys::sc(Sysno::close, &[self.fd]) };
+    }
+}
+
+/// Opens `path` for execution with the kernel's permission checks.
+fn open_exec(path: &Path) -> Result<File, isize> {
+    // SAFETY: `path` is NUL-terminated.
+    let r = unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), 1 /* X_OK */, 0]) };
+    sys::check(r)?;
+    // SAFETY: as above.
+    let fd = sys::check(unsafe { sys::sc(Sysno::openat, &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0]) })?;
+    let mut file = File { fd, size: 0 };
+    let mut st = [0u64; 18];
+    // SAFETY: `st` is large enough for struct stat (144 bytes).
+    sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) })?;
+    let mode = (st[3] & 0xffff_ffff) as u32;
+    if mode & 0o170000 != 0o100000 {
+        return Err(sys::EACCES); // directories and devices: EACCES, as execve says
+    }
+    file.size = st[6];
+    Ok(file)
+}
+
+fn pread(f: &File, buf: &mut [u8], off: u64) -> Result<usize, isize> {
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: writing into our own buffer within its bounds.
+        let r = unsafe { sys::sc(Sysno::pread64, &[f.fd, buf.as_mut_ptr() as usize + got, buf.len() - got, off as usize + got]) };
+        match sys::check(r) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e == sys::EINTR => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Reads the part of an ELF file that `plan` needs (the first 64 KiB at
+/// most: the headers and the PT_INTERP string live there in practice).
+fn read_head<'b>(f: &File, buf: &'b mut [u8]) -> Result<&'b [u8], isize> {
+    let want = HEAD_MAX.min(f.size as usize).min(buf.len());
+    let n = pread(f, &mut buf[..want], 0)?;
+    Ok(&buf[..n])
+}
+
+/// The checks the kernel's execve makes before it gives up the old image:
+/// permissions, format, the interpreter chain. `Err(errno)` if it would fail.
+pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
+    let f = open_exec(path)?;
+    let mut head = [0u8; 4096];
+    let n = pread(&f, &mut head, 0)?;
+    match classify(&head[..n]).map_err(|e| e.errno() as isize)? {
+        Kind::Elf => {
+            let p = plan(&head[..n], f.size);
+            match p {
+                Ok(p) => {
+                    if let Some(interp) = p.interp {
+                        let mut ip = Path::new();
+                        ip.set(interp)?;
+                        // SAFETY: NUL-terminated path.
+                        let r = unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0]) };
+                        sys::check(r)?;
+                    }
+                    Ok(())
+                }
+                // Headers beyond the first page: let the new image decide.
+                Err(LoadError::BadHeader(_)) if strata_loader::head_needed(&head[..n]) > n => Ok(()),
+                Err(e) => Err(e.errno() as isize),
+            }
+        }
+        Kind::Script { interp, .. } => {
+            if depth >= MAX_SCRIPT_DEPTH {
+                return Err(40); // ELOOP
+            }
+            let mut ip = Path::new();
+            ip.set(interp)?;
+            check_exec(&ip, depth + 1)
+        }
+    }
+}
+
+static mut MAIN_HEAD: [u8; HEAD_MAX] = [0; HEAD_MAX];
+static mut INTERP_HEAD: [u8; HEAD_MAX] = [0; HEAD_MAX];
+/// Strings of the `#!` chain: interpreters and their arguments.
+static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1];
+
+/// Canonical path of the ELF file being run (what /proc/self/exe names).
+pub static mut EXE: Path = Path::new();
+
+fn fail(path: &[u8], e: isize) -> ! {
+    out::file_error(path, out::strerror(e));
+    sys::exit_group(if e == sys::ENOENT || e == sys::ENOTDIR { 127 } else { 126 });
+}
+
+fn fail_load(path: &[u8], e: LoadError) -> ! {
+    out::file_error(path, e.message());
+    sys::exit_group(126);
+}
+
+fn random_usize() -> usize {
+    let mut v = 0usize;
+    // SAFETY: getrandom writes 8 bytes into `v`.
+    unsafe { sys::sc(Sysno::getrandom, &[&mut v as *mut usize as usize, 8, 0]) };
+    v
+}
+
+fn randomized() -> bool {
+    // SAFETY: personality(0xffffffff) only queries.
+    let p = unsafe { sys::sc(Sysno::personality, &[0xffff_ffff]) };
+    p >= 0 && p & 0x0040000 == 0 // ADDR_NO_RANDOMIZE
+}
+
+/// Maps an ELF file's segments; returns the load bias.
+fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
+    let lo = p.lo() as usize;
+    let span = (p.hi() - p.lo()) as usize;
+    let base = if p.pie {
+        // SAFETY: a fresh PROT_NONE reservation at a kernel-chosen address.
+        sys::check(unsafe { sys::sc(Sysno::mmap, &[hint, span, 0, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE, usize::MAX, 0]) })?
+    } else {
+        // SAFETY: reserving the fixed range the executable needs, failing
+        // rather than replacing anything already there.
+        let r = sys::check(unsafe {
+            sys::sc(Sysno::mmap, &[lo, span, 0, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE, usize::MAX, 0])
+        })?;
+        if r != lo {
+            return Err(sys::ENOMEM);
+        }
+        r
+    };
+    let bias = base.wrapping_sub(lo);
+    for s in p.segments() {
+        let start = bias + s.map_start() as usize;
+        let pageoff = (s.vaddr % PAGE) as usize;
+        let file_end = bias + (s.vaddr + s.filesz) as usize;
+        let prot = s.prot as usize;
+        if s.filesz > 0 {
+            let len = page_up(pageoff as u64 + s.filesz) as usize;
+            // SAFETY: mapping inside our own reservation.
+            sys::check(unsafe { sys::sc(Sysno::mmap, &[start, len, prot, sys::MAP_PRIVATE | sys::MAP_FIXED, f.fd, s.offset as usize - pageoff]) })?;
+        }
+        if s.memsz > s.filesz {
+            let anon_start = if s.filesz > 0 { page_up(file_end as u64) as usize } else { start };
+            if s.filesz > 0 && file_end % PAGE as usize != 0 {
+                // Zero the rest of the last file page (the start of .bss).
+                let n = anon_start - file_end;
+                if prot & sys::PROT_WRITE == 0 {
+                    // SAFETY: our own mapping, made writable for the zeroing.
+                    unsafe { sys::sc(Sysno::mprotect, &[file_end & !4095, 4096, prot | sys::PROT_WRITE]) };
+                }
+                // SAFETY: [file_end, anon_start) is inside the page just mapped.
+                unsafe { core::ptr::write_bytes(file_end as *mut u8, 0, n) };
+                if prot & sys::PROT_WRITE == 0 {
+                    // SAFETY: restoring the segment's protection.
+                    unsafe { sys::sc(Sysno::mprotect, &[file_end & !4095, 4096, prot]) };
+                }
+            }
+            let anon_end = bias + s.map_end() as usize;
+            if anon_end > anon_start {
+                // SAFETY: zero pages inside our own reservation.
+                sys::check(unsafe {
+                    sys::sc(Sysno::mmap, &[anon_start, anon_end - anon_start, prot, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED, usize::MAX, 0])
+                })?;
+            }
+        }
+    }
+    Ok(bias)
+}
+
+/// Resolves `/proc/self/fd/N` of an open file: the kernel's name for it.
+fn canonical_name(f: &File, out: &mut Path) {
+    let mut link = [0u8; 32];
+    let prefix = b"/proc/self/fd/";
+    link[..prefix.len()].copy_from_slice(prefix);
+    let mut n = prefix.len();
+    let mut digits = [0u8; 20];
+    let mut d = 0;
+    let mut v = f.fd;
+    loop {
+        digits[d] = b'0' + (v % 10) as u8;
+        d += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    while d > 0 {
+        d -= 1;
+        link[n] = digits[d];
+        n += 1;
+    }
+    link[n] = 0;
+    // SAFETY: `link` is NUL-terminated, the output buffer's size is passed.
+    let r = unsafe { sys::sc(Sysno::readlink, &[link.as_ptr() as usize, out.buf.as_mut_ptr() as usize, PATH_MAX]) };
+    if let Ok(len) = sys::check(r) {
+        out.len = len;
+        out.buf[len] = 0;
+    }
+}
+
+/// What the initial stack needs.
+pub struct StartInfo<'a> {
+    /// The kernel's initial stack pointer for strata-rt.
+    pub kernel_sp: usize,
+    pub argc: usize,
+    pub argv: *const usize,
+    pub envp: *const usize,
+    pub auxv: *const u64,
+    /// Index into envp of the launch variable, left out of the program's env.
+    pub skip_env: Option<usize>,
+    pub program: &'a [u8],
+}
+
+/// Program break emulation state, set by the loader.
+pub static mut BRK_START: usize = 0;
+pub static mut BRK_CUR: usize = 0;
+
+/// Loads the program and runs it. Never returns.
+///
+/// # Safety
+/// Called once on the main thread at start, with the kernel's stack intact.
+pub unsafe fn start(si: &StartInfo) -> ! {
+    let mut path = Path::new();
+    if let Err(e) = path.set(si.program) {
+        fail(si.program, e);
+    }
+    // Resolve the #! chain: `prefix` collects [interp, arg] pairs, outermost
+    // first, as the kernel's binfmt_script prepends them.
+    let mut prefix: [(usize, usize); 2 * (MAX_SCRIPT_DEPTH + 1)] = [(0, 0); 2 * (MAX_SCRIPT_DEPTH + 1)];
+    let mut nprefix = 0usize;
+    let mut depth = 0usize;
+    // SAFETY: single-threaded start; the static buffers are used only here.
+    let main_head = unsafe { &mut *core::ptr::addr_of_mut!(MAIN_HEAD) };
+    // SAFETY: as above.
+    let lines = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT_LINES) };
+    let f = loop {
+        let f = open_exec(&path).unwrap_or_else(|e| {
+            if depth > 0 && e == sys::ENOENT {
+                out::file_error(si.program, "bad interpreter: No such file or directory");
+                sys::exit_group(127);
+            }
+            fail(path.bytes(), e)
+        });
+        let n = pread(&f, &mut main_head[..PROBE_LEN], 0).unwrap_or_else(|e| fail(path.bytes(), e));
+        match classify(&main_head[..n]) {
+            Ok(Kind::Elf) => break f,
+            Ok(Kind::Script { interp, arg }) => {
+                if depth == MAX_SCRIPT_DEPTH {
+                    fail(si.program, 40);
+                }
+                // Keep the line's strings; prepend [interp, arg].
+                let line = &mut lines[depth];
+                let (il, al) = (interp.len(), arg.map_or(0, |a| a.len()));
+                line[..il].copy_from_slice(interp);
+                line[il] = 0;
+                let mut add = [(line.as_ptr() as usize, il), (0, 0)];
+                let mut k = 1;
+                if let Some(a) = arg {
+                    line[il + 1..il + 1 + al].copy_from_slice(a);
+                    line[il + 1 + al] = 0;
+                    add[1] = (line.as_ptr() as usize + il + 1, al);
+                    k = 2;
+                }
+                prefix.copy_within(0..nprefix, k);
+                prefix[..k].copy_from_slice(&add[..k]);
+                nprefix += k;
+                depth += 1;
+                let line = &lines[depth - 1];
+                if let Err(e) = path.set(&line[..il]) {
+                    fail(si.program, e);
+                }
+            }
+            Err(e) => fail_load(path.bytes(), e),
+        }
+    };
+    let head = read_head(&f, main_head).unwrap_or_else(|e| fail(path.bytes(), e));
+    let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
+    // SAFETY: single-threaded start.
+    canonical_name(&f, unsafe { &mut *core::ptr::addr_of_mut!(EXE) });
+
+    let rnd = randomized();
+    let hint = if p.interp.is_some() { ELF_ET_DYN_BASE + if rnd { (random_usize() & ((1 << 28) - 1)) << 12 } else { 0 } } else { 0 };
+    let bias = map_elf(&f, &p, hint).unwrap_or_else(|e| fail(path.bytes(), e));
+    let mut entry = bias.wrapping_add(p.entry as usize);
+    let mut interp_base = 0usize;
+    if let Some(interp) = p.interp {
+        let mut ip = Path::new();
+        ip.set(interp).unwrap_or_else(|e| fail(interp, e));
+        let fi = open_exec(&ip).unwrap_or_else(|e| fail(ip.bytes(), e));
+        // SAFETY: single-threaded start.
+        let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
+        let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(ip.bytes(), e));
+        let ipl = plan(ihead, fi.size).unwrap_or_else(|e| fail_load(ip.bytes(), e));
+        let ibias = map_elf(&fi, &ipl, 0).unwrap_or_else(|e| fail(ip.bytes(), e));
+        interp_base = ibias.wrapping_add(ipl.lo() as usize);
+        entry = ibias.wrapping_add(ipl.entry as usize);
+    }
+    drop(f);
+
+    // The program break starts after the executable (randomized like the
+    // kernel's arch_randomize_brk); a static PIE gets it where the kernel
+    // puts a PIE's.
+    let brk_base = if p.pie && p.interp.is_none() { ELF_ET_DYN_BASE } else { page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize };
+    let brk = brk_base + if rnd { (random_usize() & ((1 << 13) - 1)) << 12 } else { 0 };
+    // SAFETY: single-threaded start.
+    unsafe {
+        BRK_START = brk;
+        BRK_CUR = brk;
+    }
+
+    // comm is the basename of the path given to execve.
+    let name = si.program.rsplit(|&c| c == b'/').next().unwrap_or(si.program);
+    let mut comm = [0u8; 16];
+    let n = name.len().min(15);
+    comm[..n].copy_from_slice(&name[..n]);
+    // SAFETY: `comm` is NUL-terminated.
+    unsafe { sys::sc(Sysno::prctl, &[sys::PR_SET_NAME, comm.as_ptr() as usize]) };
+
+    let phdr = p.phdr_vaddr.map_or(0, |v| bias.wrapping_add(v as usize));
+    // SAFETY: building the stack below our own frames, in the stack mapping.
+    let sp = unsafe { build_stack(si, &prefix[..nprefix], depth > 0, phdr, p.phnum as usize, interp_base, bias.wrapping_add(p.entry as usize)) };
+
+    crate::capture::enable_for_main_thread();
+    // SAFETY: the program's image is mapped and its stack built.
+    unsafe { crate::asm::strata_enter_program(sp, entry) }
+}
+
+/// Builds argc, argv, envp and auxv for the program; returns its stack pointer.
+///
+/// # Safety
+/// Writes below `si.kernel_sp - GAP`, which must be unused stack.
+unsafe fn build_stack(si: &StartInfo, prefix: &[(usize, usize)], script: bool, phdr: usize, phnum: usize, base: usize, entry: usize) -> usize {
+    const GAP: usize = 128 * 1024;
+    let mut cur = (si.kernel_sp - GAP) & !15;
+    let mut push_str = |s: &[u8]| -> usize {
+        cur -= s.len() + 1;
+        // SAFETY: stack memory below our frames (contract).
+        unsafe {
+            core::ptr::copy_nonoverlapping(s.as_ptr(), cur as *mut u8, s.len());
+            *((cur + s.len()) as *mut u8) = 0;
+        }
+        cur
+    };
+    let execfn = push_str(si.program);
+    let mut pre = [0usize; 2 * (MAX_SCRIPT_DEPTH + 1) + 1];
+    let mut npre = 0;
+    for &(p, l) in prefix {
+        // SAFETY: the prefix strings live in static buffers of this length.
+        pre[npre] = push_str(unsafe { core::slice::from_raw_parts(p as *const u8, l) });
+        npre += 1;
+    }
+    if script {
+        pre[npre] = execfn;
+        npre += 1;
+    }
+    cur &= !15;
+    // SAFETY: reading the kernel's vectors, NULL/AT_NULL terminated.
+    unsafe {
+        let old_argv = core::slice::from_raw_parts(si.argv, si.argc);
+        let argv_rest = if script { old_argv.get(1..).unwrap_or(&[]) } else { old_argv };
+        let mut nenv = 0;
+        while *si.envp.add(nenv) != 0 {
+            nenv += 1;
+        }
+        let mut naux = 0;
+        while *si.auxv.add(2 * naux) != AT_NULL {
+            naux += 1;
+        }
+        let argc = npre + argv_rest.len();
+        let env_kept = nenv - usize::from(si.skip_env.is_some());
+        let words = 1 + argc + 1 + env_kept + 1 + 2 * (naux + 1);
+        let sp = (cur - words * 8) & !15;
+        let mut w = sp as *mut usize;
+        let mut put = |v: usize| {
+            *w = v;
+            w = w.add(1);
+        };
+        put(argc);
+        for &p in &pre[..npre] {
+            put(p);
+        }
+        for &p in argv_rest {
+            put(p);
+        }
+        put(0);
+        for i in 0..nenv {
+            if Some(i) != si.skip_env {
+                put(*si.envp.add(i));
+            }
+        }
+        put(0);
+        for i in 0..naux {
+            let ty = *si.auxv.add(2 * i);
+            let val = *si.auxv.add(2 * i + 1) as usize;
+            let val = match ty {
+                AT_PHDR => phdr,
+                AT_PHENT => 56,
+                AT_PHNUM => phnum,
+                AT_BASE => base,
+                AT_FLAGS => 0,
+                AT_ENTRY => entry,
+                AT_EXECFN => execfn,
+                _ => val,
+            };
+            put(ty as usize);
+            put(val);
+        }
+        put(AT_NULL as usize);
+        put(0);
+        sp
+    }
+}

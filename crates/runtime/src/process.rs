@@ -1,0 +1,307 @@
+//! Calls that create, replace or end threads and processes, and the few
+//! per-process facts strata keeps for the program (its break, its exe).
+
+use crate::dispatch::passthrough;
+use crate::load::{self, Path};
+use crate::sys::{self, reg, RtSigframe, Sysno, UContext};
+use crate::thread::{self, Thread};
+use crate::{config, ext};
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+/// clone, clone3, fork, vfork.
+///
+/// Without CLONE_VM the child is a copy of us, sitting in this very handler:
+/// it turns capture back on (the kernel does not inherit it) and returns 0.
+/// With CLONE_VM (threads, vfork, posix_spawn) the child gets its own state
+/// and signal stack, starts in `strata_thread_boot`, and resumes the program
+/// from a copy of the parent's frame with rax = 0 and its new stack.
+pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize {
+    let (flags, newsp) = if nr == Sysno::fork as usize {
+        (17u64, 0u64)
+    } else if nr == Sysno::vfork as usize {
+        (sys::CLONE_VM | sys::CLONE_VFORK | 17, 0)
+    } else if nr == Sysno::clone as usize {
+        (a[0], a[1])
+    } else {
+        // clone3(struct clone_args *, size): flags at 0, stack at 40, size at 48.
+        if a[1] < 64 {
+            return -sys::EINVAL;
+        }
+        match sys::read_user::<[u64; 8]>(a[0] as usize) {
+            Ok(ca) => (ca[0], if ca[5] != 0 { ca[5] + ca[6] } else { 0 }),
+            Err(e) => return -e,
+        }
+    };
+    if flags & sys::CLONE_VM == 0 {
+        // SAFETY: the program's own fork-like call.
+        let r = unsafe { sys::raw6(nr, a.map(|x| x as usize)) };
+        if r == 0 {
+            t.tid = sys::gettid();
+            thread::after_fork(t);
+            if thread::enable_capture(t).is_err() {
+                sys::exit_group(126);
+            }
+            if newsp != 0 {
+                uc.gregs[reg::RSP] = newsp;
+            }
+        }
+        return r;
+    }
+    let Some(c) = thread::claim() else {
+        return -sys::EAGAIN;
+    };
+    // SAFETY: we own `c` until the child starts.
+    let child = unsafe { &mut *c };
+    // SAFETY: the boot area of `c` is BOOT_SIZE bytes, page-aligned, unused.
+    unsafe { prepare_boot_frame(child, uc, newsp) };
+    child.prog_altstack = if flags & sys::CLONE_VFORK != 0 { t.prog_altstack } else { sys::StackT::DISABLED };
+    child.vsigsys_blocked = t.vsigsys_blocked;
+    child.prog_gs = t.prog_gs;
+    // SAFETY: strata_clone_vm issues the program's clone; the child never
+    // returns into this function (it starts in strata_thread_boot).
+    let r = unsafe { crate::asm::strata_clone_vm(nr, a[0] as usize, a[1] as usize, a[2] as usize, a[3] as usize, a[4] as usize, c) };
+    if r < 0 {
+        thread::release(c);
+    }
+    r
+}
+
+/// Copies the parent's signal frame into the child's boot area, as the frame
+/// the child will rt_sigreturn through.
+///
+/// # Safety
+/// `c.boot_frame` points at BOOT_SIZE bytes owned by `c`.
+unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
+    const FP_OFF: usize = 1024;
+    let frame = c.boot_frame as *mut RtSigframe;
+    // SAFETY: per contract; the parent's frame is valid.
+    unsafe {
+        let fsize = if uc.fpstate != 0 { sys::fpstate_size(uc.fpstate) } else { 0 };
+        let fsize = fsize.min(thread::BOOT_SIZE - FP_OFF);
+        if fsize != 0 {
+            core::ptr::copy_nonoverlapping(uc.fpstate as *const u8, (c.boot_frame + FP_OFF) as *mut u8, fsize);
+        }
+        core::ptr::copy_nonoverlapping(uc as *const UContext, core::ptr::addr_of_mut!((*frame).uc), 1);
+        let cu = &mut (*frame).uc;
+        cu.gregs[reg::RAX] = 0;
+        if newsp != 0 {
+            cu.gregs[reg::RSP] = newsp;
+        }
+        cu.fpstate = if fsize != 0 { (c.boot_frame + FP_OFF) as u64 } else { 0 };
+        cu.stack = thread::own_altstack(c);
+        cu.flags &= !(crate::signals::UC_STRATA_FRAME as u64);
+    }
+}
+
+/// exit(2) of one thread: free its state as it goes.
+pub fn exit_thread(t: &mut Thread, code: usize) -> ! {
+    // SAFETY: the state is ours; nothing runs on it after the exit.
+    unsafe { crate::asm::strata_exit_thread(t, code) }
+}
+
+/// execve and execveat: the kernel's checks first, so that a bad target
+/// fails here with the kernel's errno; then strata-rt itself is exec'd with
+/// the program's argv and environment plus the launch configuration, and
+/// loads the new image with capture on from its first instruction.
+pub fn execve(_t: &mut Thread, uc: &UContext, nr: usize, a: [u64; 6], _token: u64) -> isize {
+    if !config::follow_exec() {
+        ext::noreturn(nr);
+        return passthrough(uc, nr, a);
+    }
+    let is_at = nr == Sysno::execveat as usize;
+    let (dirfd, path_p, argv, envp, flags) = if is_at { (a[0] as i64 as isize, a[1], a[2], a[3], a[4]) } else { (sys::AT_FDCWD, a[0], a[1], a[2], 0) };
+    let mut path = Path::new();
+    if let Err(e) = resolve_path(dirfd, path_p as usize, flags, &mut path) {
+        return -e;
+    }
+    if let Err(e) = load::check_exec(&path, 0) {
+        return -e;
+    }
+    // Count the program's environment.
+    let mut nenv = 0usize;
+    if envp != 0 {
+        loop {
+            match sys::read_user::<u64>(envp as usize + nenv * 8) {
+                Ok(0) => break,
+                Ok(_) => nenv += 1,
+                Err(e) => return -e,
+            }
+            if nenv > 1 << 20 {
+                return -7; // E2BIG
+            }
+        }
+    }
+    let cfg_len = config::encoded_len(path.bytes());
+    let env_bytes = (nenv + 2) * 8;
+    let total = env_bytes + cfg_len + 1;
+    let Some(buf) = sys::mmap_anon(total, sys::PROT_READ | sys::PROT_WRITE) else {
+        return -sys::ENOMEM;
+    };
+    // SAFETY: `buf` is a fresh mapping of `total` bytes.
+    let mem = unsafe { core::slice::from_raw_parts_mut(buf as *mut u8, total) };
+    let (envs, cfg) = mem.split_at_mut(env_bytes);
+    let Some(n) = config::encode_env(path.bytes(), cfg) else {
+        // SAFETY: unmapping our own buffer.
+        unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+        return -36;
+    };
+    cfg[n] = 0;
+    let envs = envs.as_mut_ptr() as *mut u64;
+    if envp != 0 {
+        // SAFETY: `envs` has room for nenv + 2 pointers.
+        let dst = unsafe { core::slice::from_raw_parts_mut(envs as *mut u8, nenv * 8) };
+        if let Err(e) = sys::copy_from_user(dst, envp as usize) {
+            // SAFETY: unmapping our own buffer.
+            unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+            return -e;
+        }
+    }
+    // SAFETY: inside the buffer.
+    unsafe {
+        *envs.add(nenv) = cfg.as_ptr() as u64;
+        *envs.add(nenv + 1) = 0;
+    }
+    ext::noreturn(nr);
+    let rt = config::runtime_path();
+    // SAFETY: execve of strata-rt with the program's argv and our env array.
+    let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };
+    // SAFETY: unmapping our own buffer.
+    unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+    r
+}
+
+/// The file an execve/execveat names, as a path strata-rt can open after the
+/// exec (descriptors may be close-on-exec).
+fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Result<(), isize> {
+    const AT_EMPTY_PATH: u64 = 0x1000;
+    let mut raw = [0u8; 4097];
+    let n = sys::read_user_cstr(path_p, &mut raw)?;
+    let p = &raw[..n];
+    if p.first() == Some(&b'/') || dirfd == sys::AT_FDCWD {
+        if p.is_empty() {
+            return Err(sys::ENOENT);
+        }
+        return out.set(p);
+    }
+    // Relative to a directory descriptor, or the descriptor itself.
+    let mut link = Path::new();
+    let mut name = [0u8; 40];
+    let mut l = 0;
+    for &b in b"/proc/self/fd/" {
+        name[l] = b;
+        l += 1;
+    }
+    let mut digits = [0u8; 20];
+    let (mut d, mut v) = (0, dirfd as usize);
+    loop {
+        digits[d] = b'0' + (v % 10) as u8;
+        d += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    while d > 0 {
+        d -= 1;
+        name[l] = digits[d];
+        l += 1;
+    }
+    // SAFETY: `name` is NUL-terminated (zeroed), output size passed.
+    let r = unsafe { sys::sc(Sysno::readlink, &[name.as_ptr() as usize, link.buf.as_mut_ptr() as usize, 4096]) };
+    let len = sys::check(r).map_err(|_| 9isize /* EBADF */)?;
+    if p.is_empty() {
+        if flags & AT_EMPTY_PATH == 0 {
+            return Err(sys::ENOENT);
+        }
+        return out.set(&link.buf[..len]);
+    }
+    if len + 1 + p.len() > 4096 {
+        return Err(36);
+    }
+    link.buf[len] = b'/';
+    link.buf[len + 1..len + 1 + p.len()].copy_from_slice(p);
+    link.len = len + 1 + p.len();
+    out.set(&link.buf[..link.len])
+}
+
+static BRK_LOCK: AtomicUsize = AtomicUsize::new(0);
+
+/// brk(addr): the program break, kept by strata after the loaded program.
+pub fn brk(addr: usize) -> usize {
+    while BRK_LOCK.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        core::hint::spin_loop();
+    }
+    // SAFETY: guarded by BRK_LOCK; set once by the loader before.
+    let (start, cur) = unsafe { (load::BRK_START, load::BRK_CUR) };
+    let mut result = cur;
+    if addr >= start {
+        let old_end = strata_loader::page_up(cur as u64) as usize;
+        let new_end = strata_loader::page_up(addr as u64) as usize;
+        let ok = if new_end > old_end {
+            // SAFETY: a fresh anonymous mapping that may not replace anything.
+            let r = unsafe {
+                sys::sc(Sysno::mmap, &[old_end, new_end - old_end, sys::PROT_READ | sys::PROT_WRITE, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE, usize::MAX, 0])
+            };
+            match sys::check(r) {
+                Ok(p) if p == old_end => true,
+                Ok(p) => {
+                    // SAFETY: an old kernel placed it elsewhere: undo.
+                    unsafe { sys::sc(Sysno::munmap, &[p, new_end - old_end]) };
+                    false
+                }
+                Err(_) => false,
+            }
+        } else {
+            if new_end < old_end {
+                // SAFETY: returning the top of the break area.
+                unsafe { sys::sc(Sysno::munmap, &[new_end, old_end - new_end]) };
+            }
+            true
+        };
+        if ok {
+            // SAFETY: guarded by BRK_LOCK.
+            unsafe { load::BRK_CUR = addr };
+            result = addr;
+        }
+    }
+    BRK_LOCK.store(0, Ordering::Release);
+    result
+}
+
+/// readlink/readlinkat: /proc/self/exe names the program, not strata-rt.
+pub fn readlink(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, buf: u64, size: u64, a: [u64; 6]) -> isize {
+    let mut raw = [0u8; 64];
+    let Ok(n) = sys::read_user_cstr(path_p as usize, &mut raw) else {
+        return passthrough(uc, nr, a);
+    };
+    let p = &raw[..n];
+    let absolute = p.first() == Some(&b'/');
+    if !(absolute || dirfd as i64 == sys::AT_FDCWD as i64) || !is_own_exe_link(p) {
+        return passthrough(uc, nr, a);
+    }
+    if size as i64 <= 0 {
+        return -sys::EINVAL;
+    }
+    let exe = config::exe();
+    let len = exe.len.min(size as usize);
+    match sys::copy_to_user(buf as usize, &exe.buf[..len]) {
+        Ok(()) => len as isize,
+        Err(e) => -e,
+    }
+}
+
+fn is_own_exe_link(p: &[u8]) -> bool {
+    if p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" {
+        return true;
+    }
+    let Some(rest) = p.strip_prefix(b"/proc/") else { return false };
+    let Some(num) = rest.strip_suffix(b"/exe") else { return false };
+    let mut v = 0usize;
+    for &c in num {
+        if !c.is_ascii_digit() {
+            return false;
+        }
+        v = v.wrapping_mul(10).wrapping_add((c - b'0') as usize);
+    }
+    !num.is_empty() && v == sys::getpid()
+}

@@ -1,0 +1,460 @@
+//! Signal virtualization.
+//!
+//! The rules (see ARCHITECTURE.md, "Signals"):
+//! - SIGSYS belongs to strata. The program's SIGSYS action, its SIGSYS mask
+//!   bit and a pending SIGSYS are kept here and delivered by strata.
+//! - Every other signal is the kernel's business: the program's handler is
+//!   installed as is, with only the restorer replaced by strata's (its
+//!   rt_sigreturn must be issued from strata's text), so the kernel builds the
+//!   same frame on the same stack as natively.
+//! - Inside strata's SIGSYS handler every signal is blocked. A call that may
+//!   block runs with the program's own mask (`passthrough` in dispatch.rs), so
+//!   signals interrupt it exactly as they would the program.
+//! - The program's mask and alternate stack are changed by editing the
+//!   ucontext that strata's handler returns through: rt_sigreturn then applies
+//!   them atomically, as the kernel would at the end of the syscall.
+
+use crate::sys::{self, reg, KSigaction, RtSigframe, SigInfo, StackT, Sysno, UContext};
+use crate::thread::{self, Thread};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// Marker in uc_flags of frames strata built (checked by `strata_restorer`).
+pub const UC_STRATA_FRAME: u32 = 1 << 30;
+
+/// The program's SIGSYS action (handler, flags, restorer, mask).
+static VSYS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+/// Program-supplied restorers, reported back by rt_sigaction (index = signal).
+static PROG_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+/// Whether the program itself passed SA_RESTORER (index = signal).
+static PROG_HAD_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+
+fn vsys() -> KSigaction {
+    KSigaction {
+        handler: VSYS[0].load(Ordering::Acquire),
+        flags: VSYS[1].load(Ordering::Acquire),
+        restorer: VSYS[2].load(Ordering::Acquire),
+        mask: VSYS[3].load(Ordering::Acquire),
+    }
+}
+
+fn set_vsys(a: &KSigaction) {
+    VSYS[1].store(a.flags, Ordering::Release);
+    VSYS[2].store(a.restorer, Ordering::Release);
+    VSYS[3].store(a.mask, Ordering::Release);
+    VSYS[0].store(a.handler, Ordering::Release);
+}
+
+/// Installs strata's SIGSYS handler; called once per process at start.
+pub fn install_sigsys_handler() {
+    let mut old = KSigaction::default();
+    // SAFETY: querying the inherited SIGSYS action into a local.
+    unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
+    if old.handler == sys::SIG_IGN {
+        set_vsys(&KSigaction { handler: sys::SIG_IGN, ..Default::default() });
+    }
+    let act = KSigaction {
+        handler: crate::capture::strata_on_sigsys as *const () as u64,
+        flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
+        restorer: crate::asm::strata_restorer as *const () as u64,
+        mask: !0,
+    };
+    // SAFETY: installing our handler with our restorer.
+    unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, &act as *const _ as usize, 0, 8]) };
+}
+
+/// The program's view of its signal mask.
+fn program_mask(t: &Thread, uc: &UContext) -> u64 {
+    uc.sigmask | if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 }
+}
+
+/// Makes `mask` the program's mask when strata's handler returns.
+fn set_program_mask(t: &mut Thread, uc: &mut UContext, mask: u64) {
+    let mask = mask & !((1 << (sys::SIGKILL - 1)) | (1 << (sys::SIGSTOP - 1)));
+    t.vsigsys_blocked = u8::from(mask & sys::SIGSYS_BIT != 0);
+    uc.sigmask = mask & !sys::SIGSYS_BIT;
+}
+
+/// rt_sigaction(sig, act, oact, sigsetsize).
+pub fn sigaction(args: [u64; 6]) -> isize {
+    let (sig, act_p, oact_p, size) = (args[0] as usize, args[1] as usize, args[2] as usize, args[3] as usize);
+    if size != 8 || sig == 0 || sig > 64 {
+        return -sys::EINVAL;
+    }
+    let new = if act_p != 0 {
+        match sys::read_user::<KSigaction>(act_p) {
+            Ok(a) => Some(a),
+            Err(e) => return -e,
+        }
+    } else {
+        None
+    };
+    if sig == sys::SIGSYS {
+        let old = vsys();
+        if let Some(a) = new {
+            set_vsys(&a);
+        }
+        if oact_p != 0 {
+            if let Err(e) = sys::write_user(oact_p, &old) {
+                return -e;
+            }
+        }
+        return 0;
+    }
+    let mut real = new;
+    if let Some(a) = real.as_mut() {
+        if a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN {
+            a.flags |= sys::SA_RESTORER;
+            a.restorer = crate::asm::strata_restorer as *const () as u64;
+        }
+        a.mask &= !sys::SIGSYS_BIT;
+    }
+    let mut old = KSigaction::default();
+    let rp = real.as_ref().map_or(0, |a| a as *const KSigaction as usize);
+    // SAFETY: both structs are locals.
+    let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, rp, &mut old as *mut _ as usize, 8]) };
+    if r < 0 {
+        return r;
+    }
+    // Report the program's own restorer and flags, not ours.
+    if old.restorer == crate::asm::strata_restorer as *const () as u64 {
+        old.restorer = PROG_RESTORER[sig].load(Ordering::Relaxed);
+        if PROG_HAD_RESTORER[sig].load(Ordering::Relaxed) == 0 {
+            old.flags &= !sys::SA_RESTORER;
+        }
+    }
+    if let Some(a) = new {
+        PROG_RESTORER[sig].store(a.restorer, Ordering::Relaxed);
+        PROG_HAD_RESTORER[sig].store(a.flags & sys::SA_RESTORER, Ordering::Relaxed);
+    }
+    if oact_p != 0 {
+        if let Err(e) = sys::write_user(oact_p, &old) {
+            return -e;
+        }
+    }
+    0
+}
+
+/// rt_sigprocmask(how, set, oldset, sigsetsize), applied to the frame.
+pub fn sigprocmask(t: &mut Thread, uc: &mut UContext, args: [u64; 6]) -> isize {
+    let (how, set_p, old_p, size) = (args[0] as usize, args[1] as usize, args[2] as usize, args[3] as usize);
+    if size != 8 {
+        return -sys::EINVAL;
+    }
+    let cur = program_mask(t, uc);
+    if set_p != 0 {
+        let set = match sys::read_user::<u64>(set_p) {
+            Ok(s) => s,
+            Err(e) => return -e,
+        };
+        let new = match how {
+            sys::SIG_BLOCK => cur | set,
+            sys::SIG_UNBLOCK => cur & !set,
+            sys::SIG_SETMASK => set,
+            _ => return -sys::EINVAL,
+        };
+        set_program_mask(t, uc, new);
+    }
+    if old_p != 0 {
+        if let Err(e) = sys::write_user(old_p, &cur) {
+            return -e;
+        }
+    }
+    0
+}
+
+/// rt_sigpending(set, sigsetsize): the kernel's pending set plus a SIGSYS
+/// strata holds for the program.
+pub fn sigpending(t: &Thread, args: [u64; 6]) -> isize {
+    if args[1] != 8 {
+        return -sys::EINVAL;
+    }
+    let mut set = 0u64;
+    // SAFETY: writes 8 bytes into a local.
+    let r = unsafe { sys::sc(Sysno::rt_sigpending, &[&mut set as *mut u64 as usize, 8]) };
+    if r < 0 {
+        return r;
+    }
+    if t.vsigsys_pending != 0 {
+        set |= sys::SIGSYS_BIT;
+    }
+    match sys::write_user(args[0] as usize, &set) {
+        Ok(()) => 0,
+        Err(e) => -e,
+    }
+}
+
+fn on_stack(ss: &StackT, sp: u64) -> bool {
+    ss.flags & sys::SS_DISABLE == 0 && ss.size != 0 && sp.wrapping_sub(ss.sp) <= ss.size
+}
+
+/// The program's alternate stack as sigaltstack reports it at `sp`.
+fn report_altstack(t: &Thread, sp: u64) -> StackT {
+    let ss = t.prog_altstack;
+    if ss.flags & sys::SS_DISABLE != 0 {
+        return StackT::DISABLED;
+    }
+    StackT { flags: (ss.flags & sys::SS_AUTODISARM) | if on_stack(&ss, sp) { sys::SS_ONSTACK } else { 0 }, ..ss }
+}
+
+/// Applies a new program alternate stack: strata's handler returns through
+/// `uc`, and rt_sigreturn installs `uc.stack` as the real one.
+fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
+    let mode = ss.flags & !sys::SS_AUTODISARM;
+    if mode == sys::SS_DISABLE {
+        t.prog_altstack = StackT::DISABLED;
+        uc.stack = thread::own_altstack(t);
+        return 0;
+    }
+    if mode != 0 && mode != sys::SS_ONSTACK {
+        return -sys::EINVAL;
+    }
+    if (ss.size as usize) < sys::MINSIGSTKSZ {
+        return -sys::ENOMEM;
+    }
+    t.prog_altstack = StackT { sp: ss.sp, flags: ss.flags & sys::SS_AUTODISARM, _pad: 0, size: ss.size };
+    uc.stack = StackT { sp: ss.sp, flags: 0, _pad: 0, size: ss.size };
+    0
+}
+
+/// sigaltstack(ss, old_ss).
+pub fn sigaltstack(t: &mut Thread, uc: &mut UContext, args: [u64; 6]) -> isize {
+    let (ss_p, old_p) = (args[0] as usize, args[1] as usize);
+    let sp = uc.gregs[reg::RSP];
+    let old = report_altstack(t, sp);
+    if ss_p != 0 {
+        let ss = match sys::read_user::<StackT>(ss_p) {
+            Ok(s) => s,
+            Err(e) => return -e,
+        };
+        if old.flags & sys::SS_ONSTACK != 0 {
+            return -sys::EPERM;
+        }
+        let r = apply_altstack(t, uc, &ss);
+        if r < 0 {
+            return r;
+        }
+    }
+    if old_p != 0 {
+        if let Err(e) = sys::write_user(old_p, &old) {
+            return -e;
+        }
+    }
+    0
+}
+
+/// The program issued rt_sigreturn itself (from a restorer of its own or a
+/// frame it built): restore that frame into strata's.
+pub fn sigreturn(t: &mut Thread, uc: &mut UContext) {
+    let frame = uc.gregs[reg::RSP] as usize;
+    let Ok(puc) = sys::read_user::<[u64; 38]>(frame) else {
+        kill_with(sys::SIGSEGV)
+    };
+    // [0]=flags [1]=link [2..5]=stack [5..28]=gregs [28]=fpstate [29..37]=reserved [37]=sigmask
+    uc.gregs.copy_from_slice(&puc[5..28]);
+    let fp = puc[28] as usize;
+    if fp != 0 && uc.fpstate != 0 {
+        let mut head = [0u8; 512];
+        if sys::copy_from_user(&mut head, fp).is_ok() {
+            // SAFETY: `uc.fpstate` points at our frame's FPU area.
+            let ours = unsafe { sys::fpstate_size(uc.fpstate) };
+            // SAFETY: `head` holds a copy of the program's fxsave area.
+            let theirs = unsafe { sys::fpstate_size(head.as_ptr() as u64) };
+            // SAFETY: our frame's FPU area has `ours` bytes.
+            let dst = unsafe { core::slice::from_raw_parts_mut(uc.fpstate as *mut u8, ours.min(theirs)) };
+            let _ = sys::copy_from_user(dst, fp);
+        }
+    }
+    set_program_mask(t, uc, puc[37]);
+    let ss = StackT { sp: puc[2], flags: puc[3] as i32, _pad: 0, size: puc[4] };
+    if !on_stack(&t.prog_altstack, uc.gregs[reg::RSP]) {
+        apply_altstack(t, uc, &ss);
+    }
+}
+
+/// prctl(PR_SET_SYSCALL_USER_DISPATCH, ...) issued by the program: kept
+/// virtual; strata's own dispatch stays on.
+pub fn program_sud(t: &mut Thread, args: [u64; 6]) -> isize {
+    let (mode, off, len, sel) = (args[1] as usize, args[2] as usize, args[3] as usize, args[4] as usize);
+    match mode {
+        sys::PR_SYS_DISPATCH_OFF => {
+            if off != 0 || len != 0 || sel != 0 {
+                return -sys::EINVAL;
+            }
+            t.prog_sud = thread::ProgramSud::default();
+            0
+        }
+        sys::PR_SYS_DISPATCH_ON | sys::PR_SYS_DISPATCH_INCLUSIVE_ON => {
+            if off.checked_add(len).is_none() {
+                return -sys::EINVAL;
+            }
+            if sel != 0 && sys::read_user::<u8>(sel).is_err() {
+                return -sys::EFAULT;
+            }
+            t.prog_sud = thread::ProgramSud { mode, offset: off, len, selector: sel };
+            0
+        }
+        _ => -sys::EINVAL,
+    }
+}
+
+/// Would the program's own Syscall User Dispatch trap this call? If so,
+/// delivers its SIGSYS and returns true.
+pub fn program_dispatch(t: &mut Thread, uc: &mut UContext, nr: usize) -> bool {
+    let s = t.prog_sud;
+    let ip = uc.gregs[reg::RIP] as usize;
+    let in_range = ip.wrapping_sub(s.offset) < s.len;
+    let dispatched = if s.mode == sys::PR_SYS_DISPATCH_ON { !in_range } else { in_range };
+    if !dispatched {
+        return false;
+    }
+    if s.selector != 0 {
+        match sys::read_user::<u8>(s.selector) {
+            Ok(sys::SYSCALL_DISPATCH_FILTER_ALLOW) => return false,
+            Ok(sys::SYSCALL_DISPATCH_FILTER_BLOCK) => {}
+            Ok(_) => kill_with(sys::SIGSYS),
+            Err(_) => kill_with(sys::SIGSEGV),
+        }
+    }
+    let info = SigInfo {
+        signo: sys::SIGSYS as i32,
+        errno: 0,
+        code: sys::SYS_USER_DISPATCH,
+        _pad: 0,
+        f0: ip as u64,
+        f1: (nr as u64 & 0xffff_ffff) | ((sys::AUDIT_ARCH_X86_64 as u64) << 32),
+        rest: [0; 12],
+    };
+    force_sigsys(t, uc, &info);
+    true
+}
+
+/// A SIGSYS the kernel forces (dispatch, seccomp trap): a blocked or ignored
+/// SIGSYS kills, as force_sig does.
+fn force_sigsys(t: &mut Thread, uc: &mut UContext, info: &SigInfo) {
+    let act = vsys();
+    if act.handler == sys::SIG_DFL || act.handler == sys::SIG_IGN || t.vsigsys_blocked != 0 {
+        kill_with(sys::SIGSYS);
+    }
+    deliver(t, uc, info, &act);
+}
+
+/// A SIGSYS that the kernel delivered to strata's handler but that did not
+/// come from strata's dispatch: sent by kill/tgkill/sigqueue, or a seccomp
+/// filter of the program's.
+pub fn real_sigsys(t: &mut Thread, info: &SigInfo, uc: &mut UContext) {
+    const SYS_SECCOMP: i32 = 1;
+    if info.code == SYS_SECCOMP {
+        return force_sigsys(t, uc, info);
+    }
+    let act = vsys();
+    if act.handler == sys::SIG_IGN {
+        return;
+    }
+    if t.vsigsys_blocked != 0 || crate::image::in_text(uc.gregs[reg::RIP] as usize) {
+        // Held until the program unblocks it, or until strata's call returns.
+        t.pending_info = *info;
+        t.vsigsys_pending = 1;
+        return;
+    }
+    if act.handler == sys::SIG_DFL {
+        kill_with(sys::SIGSYS);
+    }
+    deliver(t, uc, info, &act);
+}
+
+/// Delivers a held SIGSYS if the program no longer blocks it.
+pub fn deliver_pending(t: &mut Thread, uc: &mut UContext) {
+    if t.vsigsys_pending == 0 || t.vsigsys_blocked != 0 {
+        return;
+    }
+    t.vsigsys_pending = 0;
+    let info = t.pending_info;
+    let act = vsys();
+    match act.handler {
+        sys::SIG_IGN => {}
+        sys::SIG_DFL => kill_with(sys::SIGSYS),
+        _ => deliver(t, uc, &info, &act),
+    }
+}
+
+/// Makes the program run `act`'s handler for `info` when strata's handler
+/// returns: builds the frame the kernel would on the program's stack (or its
+/// alternate stack), with strata's restorer as the return address.
+fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigaction) {
+    let sig = info.signo as u64;
+    let sp0 = uc.gregs[reg::RSP];
+    let alt = t.prog_altstack;
+    let mut sp = if act.flags & sys::SA_ONSTACK != 0 && alt.flags & sys::SS_DISABLE == 0 && !on_stack(&alt, sp0) {
+        alt.sp + alt.size
+    } else {
+        sp0 - 128
+    };
+    // SAFETY: `uc.fpstate` points at our frame's FPU area.
+    let fsize = if uc.fpstate != 0 { unsafe { sys::fpstate_size(uc.fpstate) } } else { 0 };
+    sp = (sp - fsize as u64) & !63;
+    let fp = sp;
+    sp -= core::mem::size_of::<RtSigframe>() as u64;
+    sp = (sp & !15) - 8;
+    let frame = RtSigframe {
+        pretcode: crate::asm::strata_restorer as *const () as u64,
+        uc: UContext {
+            flags: uc.flags | UC_STRATA_FRAME as u64,
+            link: 0,
+            stack: uc.stack,
+            gregs: uc.gregs,
+            fpstate: if fsize != 0 { fp } else { 0 },
+            reserved1: uc.reserved1,
+            sigmask: program_mask(t, uc),
+        },
+        info: *info,
+    };
+    if fsize != 0 {
+        // SAFETY: our frame's FPU area has `fsize` bytes.
+        let src = unsafe { core::slice::from_raw_parts(uc.fpstate as *const u8, fsize) };
+        if sys::copy_to_user(fp as usize, src).is_err() {
+            kill_with(sys::SIGSEGV);
+        }
+    }
+    if sys::write_user(sp as usize, &frame).is_err() {
+        kill_with(sys::SIGSEGV);
+    }
+    let mut mask = program_mask(t, uc) | act.mask;
+    if act.flags & sys::SA_NODEFER == 0 {
+        mask |= 1 << (sig - 1);
+    }
+    set_program_mask(t, uc, mask);
+    if act.flags & sys::SA_RESETHAND != 0 && sig == sys::SIGSYS as u64 {
+        set_vsys(&KSigaction::default());
+    }
+    let g = &mut uc.gregs;
+    g[reg::RSP] = sp;
+    g[reg::RIP] = act.handler;
+    g[reg::RDI] = sig;
+    g[reg::RSI] = sp + core::mem::offset_of!(RtSigframe, info) as u64;
+    g[reg::RDX] = sp + core::mem::offset_of!(RtSigframe, uc) as u64;
+    g[reg::RAX] = 0;
+    g[reg::EFL] &= !(0x400 | 0x100 | 0x10000); // DF, TF, RF
+}
+
+/// Ends the process by `sig` with its default action, as the kernel would.
+pub fn kill_with(sig: usize) -> ! {
+    let dfl = KSigaction::default();
+    // SAFETY: resetting the action to default, unblocking and raising.
+    unsafe {
+        sys::sc(Sysno::rt_sigaction, &[sig, &dfl as *const _ as usize, 0, 8]);
+        let set: u64 = 1 << (sig - 1);
+        sys::sc(Sysno::rt_sigprocmask, &[sys::SIG_UNBLOCK, &set as *const u64 as usize, 0, 8]);
+        sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]);
+    }
+    sys::exit_group(128 + sig as i32)
+}
+
+/// Copies of a mask argument with SIGSYS removed, for calls that install a
+/// temporary mask (sigsuspend, ppoll, pselect6, epoll_pwait, signalfd).
+pub fn strip_sigsys(mask_p: usize, local: &mut u64) -> Result<usize, isize> {
+    if mask_p == 0 {
+        return Ok(0);
+    }
+    *local = sys::read_user::<u64>(mask_p)? & !sys::SIGSYS_BIT;
+    Ok(local as *mut u64 as usize)
+}

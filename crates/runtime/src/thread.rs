@@ -1,0 +1,193 @@
+//! Per-thread state, reached through the GS base register.
+//!
+//! Every thread of the program gets one `Thread`, in its own mapping together
+//! with the alternate signal stack strata's SIGSYS handler runs on and a boot
+//! area used to start the thread. `%gs:0` points at it; the program does not
+//! use GS on x86-64 Linux (arch_prctl(ARCH_SET_GS) is virtualized).
+//!
+//! States live in a fixed pool and are reused: a thread marks its state dead
+//! in the very instruction sequence that exits it (`strata_exit_thread`), so
+//! a later clone can take it over.
+
+use crate::sys::{self, StackT, Sysno};
+use core::arch::asm;
+use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+/// Size of strata's signal stack per thread. Program handlers for signals
+/// that arrive while strata waits in a blocking call run nested on it, so it
+/// is generous; untouched pages cost nothing.
+pub const ALTSTACK_SIZE: usize = 256 * 1024;
+/// Bytes for a prepared signal frame (ucontext + xsave area) used to start a
+/// thread.
+pub const BOOT_SIZE: usize = 16 * 1024;
+const GUARD: usize = 4096;
+const REGION: usize = GUARD + ALTSTACK_SIZE + BOOT_SIZE + 4096;
+/// Most threads alive at once.
+pub const MAX_THREADS: usize = 8192;
+
+/// The program's own Syscall User Dispatch settings, which strata emulates.
+#[derive(Clone, Copy, Default)]
+#[repr(C)]
+pub struct ProgramSud {
+    pub mode: usize,
+    pub offset: usize,
+    pub len: usize,
+    pub selector: usize,
+}
+
+#[repr(C)]
+pub struct Thread {
+    /// `%gs:0`: pointer to itself.
+    pub this: *mut Thread,
+    /// The Syscall User Dispatch selector byte the kernel reads for this thread.
+    pub selector: u8,
+    /// The program has SIGSYS blocked (virtually; it is never really blocked).
+    pub vsigsys_blocked: u8,
+    /// A SIGSYS sent to the program while it had SIGSYS blocked.
+    pub vsigsys_pending: u8,
+    pub _pad0: u8,
+    /// 1 once the thread has exited (or never existed in this process).
+    pub dead: AtomicU32,
+    /// Stack pointer the boot path starts on.
+    pub boot_sp: usize,
+    pub tid: usize,
+    pub altstack: usize,
+    /// The program's alternate signal stack (virtual), or disabled.
+    pub prog_altstack: StackT,
+    pub prog_sud: ProgramSud,
+    /// The program's GS base (virtual).
+    pub prog_gs: usize,
+    /// The pending SIGSYS's siginfo.
+    pub pending_info: sys::SigInfo,
+    /// Where the prepared start frame lives (inside the region).
+    pub boot_frame: usize,
+}
+
+pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
+pub const OFF_DEAD: usize = core::mem::offset_of!(Thread, dead);
+pub const OFF_BOOT_SP: usize = core::mem::offset_of!(Thread, boot_sp);
+const _: () = assert!(core::mem::offset_of!(Thread, this) == 0);
+const _: () = assert!(core::mem::size_of::<Thread>() <= 4096);
+
+static POOL: [AtomicPtr<Thread>; MAX_THREADS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_THREADS];
+static POOL_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The current thread's state.
+#[inline(always)]
+pub fn current() -> &'static mut Thread {
+    let p: *mut Thread;
+    // SAFETY: reads %gs:0, which strata set to this thread's state before the
+    // thread ran any program code.
+    unsafe { asm!("mov %gs:0, {}", out(reg) p, options(att_syntax, nostack, readonly, preserves_flags)) };
+    // SAFETY: the state outlives the thread and only this thread mutates it
+    // (other threads only read `dead`).
+    unsafe { &mut *p }
+}
+
+/// Makes `t` the state of the calling thread.
+pub fn install(t: *mut Thread) {
+    // SAFETY: writing GS base with the FSGSBASE instruction (enabled by
+    // Linux >= 5.9 for user space). Nothing of the program depends on it.
+    unsafe { asm!("wrgsbase {}", in(reg) t as usize, options(nostack, preserves_flags)) };
+}
+
+/// Takes a free state from the pool or makes a new one. `None` if the pool
+/// is full or memory is exhausted.
+pub fn claim() -> Option<*mut Thread> {
+    let n = POOL_LEN.load(Ordering::Acquire);
+    for slot in POOL.iter().take(n) {
+        let p = slot.load(Ordering::Acquire);
+        if p.is_null() {
+            continue;
+        }
+        // SAFETY: pool entries are never freed.
+        let dead = unsafe { &(*p).dead };
+        if dead.compare_exchange(1, 0, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+            // SAFETY: we now own this state exclusively.
+            unsafe { reset(p) };
+            return Some(p);
+        }
+    }
+    let base = sys::mmap_anon(REGION, sys::PROT_READ | sys::PROT_WRITE)?;
+    // Guard page under the signal stack.
+    // SAFETY: changing protection of the first page of our own new mapping.
+    unsafe { sys::sc(Sysno::mprotect, &[base, GUARD, 0]) };
+    let t = (base + REGION - 4096) as *mut Thread;
+    // SAFETY: the mapping is ours and zeroed; Thread fits in its last page.
+    unsafe {
+        (*t).altstack = base + GUARD;
+        (*t).boot_frame = base + GUARD + ALTSTACK_SIZE;
+        reset(t);
+    }
+    let i = POOL_LEN.fetch_add(1, Ordering::AcqRel);
+    if i >= MAX_THREADS {
+        POOL_LEN.fetch_sub(1, Ordering::AcqRel);
+        // SAFETY: unmapping the region we just made and nobody else saw.
+        unsafe { sys::sc(Sysno::munmap, &[base, REGION]) };
+        return None;
+    }
+    POOL[i].store(t, Ordering::Release);
+    Some(t)
+}
+
+/// Puts a state back without it having run (a failed clone).
+pub fn release(t: *mut Thread) {
+    // SAFETY: `t` came from `claim` and no thread runs on it.
+    unsafe { (*t).dead.store(1, Ordering::Release) };
+}
+
+/// # Safety
+/// The caller owns `t` exclusively.
+unsafe fn reset(t: *mut Thread) {
+    // SAFETY: exclusive ownership per the contract.
+    unsafe {
+        (*t).this = t;
+        (*t).selector = sys::SYSCALL_DISPATCH_FILTER_BLOCK;
+        (*t).vsigsys_blocked = 0;
+        (*t).vsigsys_pending = 0;
+        (*t).boot_sp = ((*t).altstack + ALTSTACK_SIZE) & !15;
+        (*t).tid = 0;
+        (*t).prog_altstack = StackT::DISABLED;
+        (*t).prog_sud = ProgramSud::default();
+        (*t).prog_gs = 0;
+    }
+}
+
+/// In a forked child: only the calling thread exists, free every other state.
+pub fn after_fork(me: *mut Thread) {
+    let n = POOL_LEN.load(Ordering::Acquire);
+    for slot in POOL.iter().take(n) {
+        let p = slot.load(Ordering::Acquire);
+        if !p.is_null() && p != me {
+            // SAFETY: pool entries are never freed; no other thread runs.
+            unsafe { (*p).dead.store(1, Ordering::Release) };
+        }
+    }
+}
+
+/// The real alternate stack strata wants when the program has none.
+pub fn own_altstack(t: &Thread) -> StackT {
+    StackT { sp: t.altstack as u64, flags: 0, _pad: 0, size: ALTSTACK_SIZE as u64 }
+}
+
+/// Turns on Syscall User Dispatch for the calling thread: every syscall
+/// outside strata's text traps into strata.
+pub fn enable_capture(t: &mut Thread) -> Result<(), isize> {
+    let (lo, len) = crate::image::text_range();
+    t.selector = sys::SYSCALL_DISPATCH_FILTER_BLOCK;
+    // SAFETY: the selector lives as long as the thread's state (forever).
+    let r = unsafe {
+        sys::sc(
+            Sysno::prctl,
+            &[sys::PR_SET_SYSCALL_USER_DISPATCH, sys::PR_SYS_DISPATCH_ON, lo, len, &t.selector as *const u8 as usize],
+        )
+    };
+    sys::check(r).map(|_| ())
+}
+
+/// Sets the real alternate signal stack of the calling thread.
+pub fn set_altstack(ss: &StackT) {
+    // SAFETY: `ss` is a valid stack_t; the stack it names is ours or the
+    // program's, given by the program for this purpose.
+    unsafe { sys::sc(Sysno::sigaltstack, &[ss as *const StackT as usize, 0]) };
+}
