@@ -72,6 +72,20 @@ global_asm!(
     "    mov $15, %eax",
     "    syscall",
     "    ud2",
+    // strata_sigaltstack_offstack(ss, old): sigaltstack with the stack
+    // pointer moved off every stack. strata's handler runs on the current
+    // alternate stack, and the kernel refuses to change it while the stack
+    // pointer is on it. All signals are blocked here and the call touches no
+    // user stack, so %rsp may point anywhere for its duration.
+    ".globl strata_sigaltstack_offstack",
+    ".type strata_sigaltstack_offstack,@function",
+    "strata_sigaltstack_offstack:",
+    "    mov %rsp, %rdx",
+    "    xor %esp, %esp",
+    "    mov $131, %eax",
+    "    syscall",
+    "    mov %rdx, %rsp",
+    "    ret",
     // strata_exit_thread(thread, code): mark the thread's state free and
     // exit the thread without touching memory in between (we are running on
     // the stack that the state owns).
@@ -124,6 +138,7 @@ extern "C" {
     pub fn strata_restorer();
     pub fn strata_clone_vm(nr: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize, thread: *mut crate::thread::Thread) -> isize;
     pub fn strata_sigreturn_to(uc: *mut crate::sys::UContext) -> !;
+    pub fn strata_sigaltstack_offstack(ss: *const crate::sys::StackT, old: *mut crate::sys::StackT) -> isize;
     pub fn strata_exit_thread(thread: *mut crate::thread::Thread, code: usize) -> !;
     pub fn strata_enter_program(sp: usize, entry: usize) -> !;
 }

@@ -196,13 +196,15 @@ fn report_altstack(t: &Thread, sp: u64) -> StackT {
     StackT { flags: (ss.flags & sys::SS_AUTODISARM) | if on_stack(&ss, sp) { sys::SS_ONSTACK } else { 0 }, ..ss }
 }
 
-/// Applies a new program alternate stack: strata's handler returns through
-/// `uc`, and rt_sigreturn installs `uc.stack` as the real one.
+/// Applies a new program alternate stack: it becomes the real one at once
+/// (strata's handler then runs on it), and `uc.stack` agrees so that
+/// rt_sigreturn does not undo it.
 fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
     let mode = ss.flags & !sys::SS_AUTODISARM;
     if mode == sys::SS_DISABLE {
         t.prog_altstack = StackT::DISABLED;
         uc.stack = thread::own_altstack(t);
+        thread::set_altstack(&uc.stack);
         return 0;
     }
     if mode != 0 && mode != sys::SS_ONSTACK {
@@ -211,8 +213,14 @@ fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
     if (ss.size as usize) < sys::MINSIGSTKSZ {
         return -sys::ENOMEM;
     }
+    let real = StackT { sp: ss.sp, flags: 0, _pad: 0, size: ss.size };
+    let r = thread::set_altstack(&real);
+    if r < 0 {
+        return r;
+    }
     t.prog_altstack = StackT { sp: ss.sp, flags: ss.flags & sys::SS_AUTODISARM, _pad: 0, size: ss.size };
-    uc.stack = StackT { sp: ss.sp, flags: 0, _pad: 0, size: ss.size };
+    // rt_sigreturn restores uc_stack too: keep it in agreement.
+    uc.stack = real;
     0
 }
 

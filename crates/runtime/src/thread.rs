@@ -185,9 +185,11 @@ pub fn enable_capture(t: &mut Thread) -> Result<(), isize> {
     sys::check(r).map(|_| ())
 }
 
-/// Sets the real alternate signal stack of the calling thread.
-pub fn set_altstack(ss: &StackT) {
+/// Sets the real alternate signal stack of the calling thread, even while
+/// strata runs on the current one.
+pub fn set_altstack(ss: &StackT) -> isize {
     // SAFETY: `ss` is a valid stack_t; the stack it names is ours or the
-    // program's, given by the program for this purpose.
-    unsafe { sys::sc(Sysno::sigaltstack, &[ss as *const StackT as usize, 0]) };
+    // program's, given by the program for this purpose. Called with all
+    // signals blocked (strata's handler, or start-up before any handler).
+    unsafe { crate::asm::strata_sigaltstack_offstack(ss, core::ptr::null_mut()) }
 }

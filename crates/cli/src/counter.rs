@@ -1,0 +1,141 @@
+//! The shared counter file of the `count` extension: created before the
+//! program starts, read when it ends, removed in every case (on drop).
+
+use std::ffi::OsString;
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use strata_proto::counts::{FILE_SIZE, MAGIC};
+
+/// Why the counter file could not be made.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot create the counter file in {}: {reason}", dir.display())]
+pub struct CounterError {
+    pub dir: PathBuf,
+    pub reason: String,
+}
+
+/// A counter file that is removed when this value is dropped.
+#[derive(Debug)]
+pub struct CounterFile {
+    path: PathBuf,
+}
+
+/// The directory for temporary files: `$TMPDIR` (made absolute, since the
+/// program may change directory) or `/tmp`.
+pub fn temp_dir(tmpdir: Option<OsString>) -> PathBuf {
+    let dir = match tmpdir {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => PathBuf::from("/tmp"),
+    };
+    if dir.is_absolute() {
+        dir
+    } else {
+        match std::env::current_dir() {
+            Ok(cwd) => cwd.join(dir),
+            Err(_) => dir,
+        }
+    }
+}
+
+impl CounterFile {
+    /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
+    /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
+    pub fn create(dir: &Path) -> Result<CounterFile, CounterError> {
+        let err = |e: io::Error| CounterError {
+            dir: dir.to_path_buf(),
+            reason: crate::preflight::io_text(&e),
+        };
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mut contents = vec![0u8; FILE_SIZE];
+        contents[..MAGIC.len()].copy_from_slice(&MAGIC);
+        let mut attempt = 0u32;
+        loop {
+            let path = dir.join(format!(
+                "strata-count.{}.{stamp:x}.{attempt}",
+                std::process::id()
+            ));
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    let file = CounterFile { path };
+                    // On failure `file` is dropped and the partial file removed.
+                    f.write_all(&contents).map_err(err)?;
+                    return Ok(file);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => {
+                    attempt += 1
+                }
+                Err(e) => return Err(err(e)),
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's current contents.
+    pub fn read(&self) -> io::Result<Vec<u8>> {
+        fs::read(&self.path)
+    }
+}
+
+impl Drop for CounterFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn created_with_magic_and_removed_on_drop() {
+        let d = TempDir::new("counter");
+        let a = CounterFile::create(d.path()).unwrap();
+        let b = CounterFile::create(d.path()).unwrap();
+        assert_ne!(a.path(), b.path());
+        let buf = a.read().unwrap();
+        assert_eq!(buf.len(), FILE_SIZE);
+        assert_eq!(buf[..8], MAGIC);
+        assert!(buf[8..].iter().all(|&x| x == 0));
+        let mode = fs::metadata(a.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let p = a.path().to_path_buf();
+        drop(a);
+        assert!(!p.exists());
+        assert!(b.path().exists());
+    }
+
+    #[test]
+    fn bad_directory_is_an_error() {
+        let d = TempDir::new("counter2");
+        let e = CounterFile::create(&d.path().join("missing")).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("missing: No such file or directory"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn temp_dir_defaults_and_is_absolute() {
+        assert_eq!(temp_dir(None), PathBuf::from("/tmp"));
+        assert_eq!(temp_dir(Some(OsString::new())), PathBuf::from("/tmp"));
+        assert_eq!(temp_dir(Some("/var/tmp".into())), PathBuf::from("/var/tmp"));
+        assert!(temp_dir(Some("rel".into())).is_absolute());
+    }
+}
