@@ -383,6 +383,10 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // SAFETY: building the stack below our own frames, in the stack mapping.
     let sp = unsafe { build_stack(si, &prefix[..nprefix], depth > 0, phdr, p.phnum as usize, interp_base, bias.wrapping_add(p.entry as usize)) };
 
+    let mut rl = [0u64; 2];
+    // SAFETY: getrlimit(RLIMIT_STACK) into a local.
+    unsafe { sys::sc(Sysno::getrlimit, &[3, rl.as_mut_ptr() as usize]) };
+    sys::set_main_stack(si.kernel_sp, (rl[0] as usize).min(1 << 30));
     crate::capture::enable_for_main_thread();
     // SAFETY: the program's image is mapped and its stack built.
     unsafe { crate::asm::strata_enter_program(sp, entry) }

@@ -270,9 +270,44 @@ pub fn set_sigmask(mask: u64) {
     unsafe { sc(Sysno::rt_sigprocmask, &[SIG_SETMASK, &mask as *const u64 as usize, 0, 8]) };
 }
 
+/// Bounds of the main thread's stack: [lowest address it may grow to, top).
+static STACK_LO: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+static STACK_HI: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+/// Records the main thread's stack: `top` is its highest address in use,
+/// `limit` RLIMIT_STACK.
+pub fn set_main_stack(top: usize, limit: usize) {
+    STACK_HI.store(top, core::sync::atomic::Ordering::Relaxed);
+    STACK_LO.store(top.saturating_sub(limit), core::sync::atomic::Ordering::Relaxed);
+}
+
+/// process_vm_readv/writev do not grow the main stack (since Linux 6.5),
+/// but the kernel's own copy to a program buffer in not-yet-touched stack
+/// pages would. If `addr` is such a page, touch it (a read: the fault
+/// extends the stack mapping, exactly as the program's own access would)
+/// and say so.
+fn grow_stack_to(addr: usize) -> bool {
+    let lo = STACK_LO.load(core::sync::atomic::Ordering::Relaxed);
+    let hi = STACK_HI.load(core::sync::atomic::Ordering::Relaxed);
+    if addr < lo || addr >= hi {
+        return false;
+    }
+    // SAFETY: `addr` lies in the main stack's growth range below its top,
+    // where an access extends the stack mapping instead of faulting.
+    unsafe { core::ptr::read_volatile(addr as *const u8) };
+    true
+}
+
 /// Copies `dst.len()` bytes from the program's address `src` without
 /// faulting: a bad address gives EFAULT, as the kernel would.
 pub fn copy_from_user(dst: &mut [u8], src: usize) -> Result<(), isize> {
+    match copy_from_user_once(dst, src) {
+        Err(EFAULT) if grow_stack_to(src) => copy_from_user_once(dst, src),
+        r => r,
+    }
+}
+
+fn copy_from_user_once(dst: &mut [u8], src: usize) -> Result<(), isize> {
     if dst.is_empty() {
         return Ok(());
     }
@@ -291,6 +326,13 @@ pub fn copy_from_user(dst: &mut [u8], src: usize) -> Result<(), isize> {
 
 /// Copies `src` to the program's address `dst` without faulting.
 pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), isize> {
+    match copy_to_user_once(dst, src) {
+        Err(EFAULT) if grow_stack_to(dst) => copy_to_user_once(dst, src),
+        r => r,
+    }
+}
+
+fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     if src.is_empty() {
         return Ok(());
     }
