@@ -231,10 +231,15 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         resolved.as_os_str().as_bytes(),
     )?;
 
+    // The program must see its environment in the order the launcher got
+    // it. `Command::env` would capture and sort it, so the variable is added
+    // to the launcher's own environment instead (glibc appends a new
+    // variable at the end) and the child inherits `environ` unchanged. The
+    // runtime removes it before the program starts.
+    std::env::remove_var(OsStr::from_bytes(ENV_VAR));
+    std::env::set_var(OsStr::from_bytes(ENV_VAR), OsStr::from_bytes(&config));
     let mut cmd = Command::new(&rt);
-    cmd.arg0(program)
-        .args(program_args)
-        .env(OsStr::from_bytes(ENV_VAR), OsStr::from_bytes(&config));
+    cmd.arg0(program).args(program_args);
     let status = launch::spawn_and_wait(cmd).map_err(|e| match e {
         LaunchError::Spawn(io) => Error::Spawn {
             path: rt.clone(),

@@ -27,7 +27,7 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
         n if n == S(Sysno::rt_sigpending) => signals::sigpending(t, a),
         n if n == S(Sysno::sigaltstack) => signals::sigaltstack(t, uc, a),
         n if n == S(Sysno::rt_sigsuspend) => with_mask_arg(uc, nr, a, 0),
-        n if n == S(Sysno::rt_sigtimedwait) => with_mask_arg(uc, nr, a, 0),
+        n if n == S(Sysno::rt_sigtimedwait) => signals::sigtimedwait(t, uc, a),
         n if n == S(Sysno::signalfd) || n == S(Sysno::signalfd4) => with_mask_arg(uc, nr, a, 1),
         n if n == S(Sysno::ppoll) => with_mask_arg(uc, nr, a, 3),
         n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => with_mask_arg(uc, nr, a, 4),

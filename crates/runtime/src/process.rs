@@ -37,6 +37,8 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
         let r = unsafe { sys::raw6(nr, a.map(|x| x as usize)) };
         if r == 0 {
             t.tid = sys::gettid();
+            // Pending signals are not inherited.
+            t.vsigsys_pending = 0;
             thread::after_fork(t);
             if thread::enable_capture(t).is_err() {
                 sys::exit_group(126);
@@ -163,8 +165,14 @@ pub fn execve(_t: &mut Thread, uc: &UContext, nr: usize, a: [u64; 6], _token: u6
     }
     ext::noreturn(nr);
     let rt = config::runtime_path();
+    // The new image inherits the real mask: make it the program's (with
+    // SIGSYS really blocked if the program blocked it; the new runtime turns
+    // that back into a virtual block before any trap can happen).
+    let vsys = if _t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
+    sys::set_sigmask(uc.sigmask | vsys);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };
+    sys::set_sigmask(!0);
     // SAFETY: unmapping our own buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
     r
@@ -177,6 +185,10 @@ fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Resu
     let mut raw = [0u8; 4097];
     let n = sys::read_user_cstr(path_p, &mut raw)?;
     let p = &raw[..n];
+    if is_own_exe_link(p) {
+        // /proc/self/exe is strata-rt; the program means its own file.
+        return out.set(config::exe().bytes());
+    }
     if p.first() == Some(&b'/') || dirfd == sys::AT_FDCWD {
         if p.is_empty() {
             return Err(sys::ENOENT);

@@ -3,10 +3,10 @@
 //! The rules (see ARCHITECTURE.md, "Signals"):
 //! - SIGSYS belongs to strata. The program's SIGSYS action, its SIGSYS mask
 //!   bit and a pending SIGSYS are kept here and delivered by strata.
-//! - Every other signal is the kernel's business: the program's handler is
-//!   installed as is, with only the restorer replaced by strata's (its
-//!   rt_sigreturn must be issued from strata's text), so the kernel builds the
-//!   same frame on the same stack as natively.
+//! - Every other signal is the kernel's business: the program's action is
+//!   installed as is, so the kernel builds the same frame on the same stack
+//!   and returns to the program's own restorer, as natively. That restorer's
+//!   rt_sigreturn traps like any call; `sigreturn` performs it.
 //! - Inside strata's SIGSYS handler every signal is blocked. A call that may
 //!   block runs with the program's own mask (`passthrough` in dispatch.rs), so
 //!   signals interrupt it exactly as they would the program.
@@ -23,10 +23,6 @@ pub const UC_STRATA_FRAME: u32 = 1 << 30;
 
 /// The program's SIGSYS action (handler, flags, restorer, mask).
 static VSYS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
-/// Program-supplied restorers, reported back by rt_sigaction (index = signal).
-static PROG_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
-/// Whether the program itself passed SA_RESTORER (index = signal).
-static PROG_HAD_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 
 fn vsys() -> KSigaction {
     KSigaction {
@@ -100,31 +96,19 @@ pub fn sigaction(args: [u64; 6]) -> isize {
         }
         return 0;
     }
+    // The program's handler, flags and restorer are installed as given:
+    // its restorer's rt_sigreturn traps like any other call and is
+    // performed by `sigreturn` below. Only SIGSYS leaves the mask.
     let mut real = new;
     if let Some(a) = real.as_mut() {
-        if a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN {
-            a.flags |= sys::SA_RESTORER;
-            a.restorer = crate::asm::strata_restorer as *const () as u64;
-        }
         a.mask &= !sys::SIGSYS_BIT;
     }
-    let mut old = KSigaction::default();
     let rp = real.as_ref().map_or(0, |a| a as *const KSigaction as usize);
+    let mut old = KSigaction::default();
     // SAFETY: both structs are locals.
     let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, rp, &mut old as *mut _ as usize, 8]) };
     if r < 0 {
         return r;
-    }
-    // Report the program's own restorer and flags, not ours.
-    if old.restorer == crate::asm::strata_restorer as *const () as u64 {
-        old.restorer = PROG_RESTORER[sig].load(Ordering::Relaxed);
-        if PROG_HAD_RESTORER[sig].load(Ordering::Relaxed) == 0 {
-            old.flags &= !sys::SA_RESTORER;
-        }
-    }
-    if let Some(a) = new {
-        PROG_RESTORER[sig].store(a.restorer, Ordering::Relaxed);
-        PROG_HAD_RESTORER[sig].store(a.flags & sys::SA_RESTORER, Ordering::Relaxed);
     }
     if oact_p != 0 {
         if let Err(e) = sys::write_user(oact_p, &old) {
@@ -455,6 +439,31 @@ pub fn kill_with(sig: usize) -> ! {
         sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]);
     }
     sys::exit_group(128 + sig as i32)
+}
+
+/// rt_sigtimedwait(set, info, timeout, size): a SIGSYS strata holds for the
+/// program is taken first; otherwise SIGSYS leaves the set.
+pub fn sigtimedwait(t: &mut Thread, uc: &UContext, a: [u64; 6]) -> isize {
+    if a[3] != 8 {
+        return -sys::EINVAL;
+    }
+    let set = match sys::read_user::<u64>(a[0] as usize) {
+        Ok(s) => s,
+        Err(e) => return -e,
+    };
+    if set & sys::SIGSYS_BIT != 0 && t.vsigsys_pending != 0 {
+        if a[1] != 0 {
+            if let Err(e) = sys::write_user(a[1] as usize, &t.pending_info) {
+                return -e;
+            }
+        }
+        t.vsigsys_pending = 0;
+        return sys::SIGSYS as isize;
+    }
+    let local = set & !sys::SIGSYS_BIT;
+    let mut b = a;
+    b[0] = &local as *const u64 as u64;
+    crate::dispatch::passthrough(uc, Sysno::rt_sigtimedwait as usize, b)
 }
 
 /// Copies of a mask argument with SIGSYS removed, for calls that install a

@@ -1,0 +1,4 @@
+// fork.c built as a static executable.
+// cflags: -static
+// as-nobody
+#include "fork.c"

@@ -1,0 +1,4 @@
+// hello.c built as a static executable.
+// cflags: -static
+// as-nobody
+#include "hello.c"

@@ -1,0 +1,3 @@
+// hello.c built as a static PIE.
+// cflags: -static-pie
+#include "hello.c"
