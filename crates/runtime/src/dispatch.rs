@@ -8,7 +8,7 @@
 
 use crate::sys::{self, reg, Sysno, UContext};
 use crate::thread::Thread;
-use crate::{ext, process, signals};
+use crate::{ext, process, procfs, signals};
 
 const S: fn(Sysno) -> usize = |s| s as usize;
 
@@ -46,6 +46,8 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
             ext::noreturn(nr);
             passthrough(uc, nr, a)
         }
+        n if n == S(Sysno::open) => procfs::open(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a),
+        n if n == S(Sysno::openat) => procfs::open(uc, nr, a[0], a[1], a[2], a),
         n if n == S(Sysno::brk) => process::brk(a[0] as usize) as isize,
         n if n == S(Sysno::readlink) => process::readlink(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a[2], a),
         n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),

@@ -474,6 +474,18 @@ unsafe fn build_stack(si: &StartInfo, prefix: &[(usize, usize)], script: bool, p
         }
         put(AT_NULL as usize);
         put(0);
+        let auxv_start = sp + 8 * (1 + argc + 1 + env_kept + 1);
+        crate::procfs::record_auxv(auxv_start, 16 * (naux + 1));
+        // The environment strings the kernel laid out, minus the launch
+        // variable (always the last one).
+        if env_kept > 0 {
+            let first = *si.envp.add(usize::from(si.skip_env == Some(0)));
+            let last_kept = (0..nenv).rev().find(|&i| Some(i) != si.skip_env).map(|i| *si.envp.add(i));
+            if let Some(last) = last_kept {
+                let end = last + crate::cstr(last as *const u8).len() + 1;
+                crate::procfs::record_environ(first, end.saturating_sub(first));
+            }
+        }
         sp
     }
 }

@@ -41,6 +41,7 @@ mod load;
 mod mem;
 mod out;
 mod process;
+mod procfs;
 mod signals;
 mod sys;
 mod thread;
@@ -139,7 +140,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
 
 /// # Safety
 /// `p` points at a NUL-terminated string that lives for the whole run.
-unsafe fn cstr(p: *const u8) -> &'static [u8] {
+pub(crate) unsafe fn cstr(p: *const u8) -> &'static [u8] {
     let mut n = 0;
     // SAFETY: per contract.
     unsafe {

@@ -1,0 +1,90 @@
+//! The few /proc/self files that would otherwise describe strata-rt rather
+//! than the program: `environ` (the launch variable), `auxv` (strata-rt's
+//! auxiliary vector), and `exe`. Opening them gives the program's own view:
+//! a snapshot in a memory file for environ and auxv (taken at open, as the
+//! kernel reads the live memory), the program's file for exe.
+
+use crate::dispatch::passthrough;
+use crate::sys::{self, Sysno, UContext};
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+static ENV_AT: AtomicUsize = AtomicUsize::new(0);
+static ENV_LEN: AtomicUsize = AtomicUsize::new(0);
+static AUXV_AT: AtomicUsize = AtomicUsize::new(0);
+static AUXV_LEN: AtomicUsize = AtomicUsize::new(0);
+
+pub fn record_environ(at: usize, len: usize) {
+    ENV_AT.store(at, Ordering::Relaxed);
+    ENV_LEN.store(len, Ordering::Relaxed);
+}
+
+pub fn record_auxv(at: usize, len: usize) {
+    AUXV_AT.store(at, Ordering::Relaxed);
+    AUXV_LEN.store(len, Ordering::Relaxed);
+}
+
+enum Which {
+    Environ,
+    Auxv,
+    Exe,
+}
+
+/// Parses `/proc/{self,thread-self,PID}/NAME` for our own pid.
+fn which(p: &[u8]) -> Option<Which> {
+    let rest = p.strip_prefix(b"/proc/")?;
+    let slash = rest.iter().position(|&c| c == b'/')?;
+    let (who, name) = (&rest[..slash], &rest[slash + 1..]);
+    let ours = who == b"self"
+        || who == b"thread-self"
+        || (!who.is_empty() && who.iter().all(u8::is_ascii_digit) && who.iter().fold(0usize, |v, &c| v.wrapping_mul(10).wrapping_add((c - b'0') as usize)) == sys::getpid());
+    if !ours {
+        return None;
+    }
+    match name {
+        b"environ" => Some(Which::Environ),
+        b"auxv" => Some(Which::Auxv),
+        b"exe" => Some(Which::Exe),
+        _ => None,
+    }
+}
+
+/// open/openat.
+pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u64; 6]) -> isize {
+    let mut raw = [0u8; 48];
+    let Ok(n) = sys::read_user_cstr(path_p as usize, &mut raw) else {
+        return passthrough(uc, nr, a);
+    };
+    let _ = dirfd; // only absolute /proc paths are recognised
+    let Some(w) = which(&raw[..n]) else {
+        return passthrough(uc, nr, a);
+    };
+    let (at, len) = match w {
+        Which::Environ => (ENV_AT.load(Ordering::Relaxed), ENV_LEN.load(Ordering::Relaxed)),
+        Which::Auxv => (AUXV_AT.load(Ordering::Relaxed), AUXV_LEN.load(Ordering::Relaxed)),
+        Which::Exe => {
+            let exe = crate::config::exe();
+            let mut b = a;
+            let i = if nr == Sysno::openat as usize { 1 } else { 0 };
+            b[i] = exe.ptr() as u64;
+            return passthrough(uc, nr, b);
+        }
+    };
+    const MFD_CLOEXEC: usize = 1;
+    const O_CLOEXEC: u64 = 0o2000000;
+    let mfd_flags = if flags & O_CLOEXEC != 0 { MFD_CLOEXEC } else { 0 };
+    // SAFETY: memfd_create with a static NUL-terminated name.
+    let fd = unsafe { sys::sc(Sysno::memfd_create, &[b"strata-proc\0".as_ptr() as usize, mfd_flags]) };
+    let Ok(fd) = sys::check(fd) else { return fd };
+    let mut off = 0;
+    while off < len {
+        // SAFETY: the recorded range is the program's own initial stack data.
+        let r = unsafe { sys::sc(Sysno::write, &[fd, at + off, len - off]) };
+        match sys::check(r) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => off += k,
+        }
+    }
+    // SAFETY: rewinding our own descriptor.
+    unsafe { sys::sc(Sysno::lseek, &[fd, 0, 0]) };
+    fd as isize
+}
