@@ -2,7 +2,14 @@
 //! the kernel maps it wherever it likes (high, with ASLR), `_start` relocates
 //! it, and nothing from libc is linked in.
 fn main() {
-    for arg in ["-nostartfiles", "-nostdlib", "-static-pie", "-Wl,-z,noexecstack", "-Wl,--gc-sections", "-Wl,-e,_start"] {
+    for arg in [
+        "-nostartfiles",
+        "-nostdlib",
+        "-static-pie",
+        "-Wl,-z,noexecstack",
+        "-Wl,--gc-sections",
+        "-Wl,-e,_start",
+    ] {
         println!("cargo:rustc-link-arg-bin=strata-rt={arg}");
     }
     println!("cargo:rerun-if-changed=build.rs");

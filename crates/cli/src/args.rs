@@ -66,8 +66,7 @@ pub enum Extension {
 }
 
 impl Extension {
-    pub const ALL: [(&'static str, Extension); 2] =
-        [("null", Extension::Null), ("count", Extension::Count)];
+    pub const ALL: [(&'static str, Extension); 2] = [("null", Extension::Null), ("count", Extension::Count)];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -85,15 +84,10 @@ pub fn parse_extension(s: &str) -> Result<Extension, String> {
     };
     let Some(&(_, ext)) = Extension::ALL.iter().find(|(n, _)| *n == name) else {
         let known: Vec<&str> = Extension::ALL.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
-            "unknown extension '{name}' (known: {})",
-            known.join(", ")
-        ));
+        return Err(format!("unknown extension '{name}' (known: {})", known.join(", ")));
     };
     match args {
-        Some(a) if !a.is_empty() => {
-            Err(format!("extension '{name}' takes no arguments (got '{a}')"))
-        }
+        Some(a) if !a.is_empty() => Err(format!("extension '{name}' takes no arguments (got '{a}')")),
         _ => Ok(ext),
     }
 }
@@ -127,10 +121,7 @@ mod tests {
 
     #[test]
     fn program_arguments_are_taken_verbatim() {
-        let r = parse(&[
-            "--ext", "count", "-o", "f", "ls", "-l", "--ext", "x", "--", "-o",
-        ])
-        .unwrap();
+        let r = parse(&["--ext", "count", "-o", "f", "ls", "-l", "--ext", "x", "--", "-o"]).unwrap();
         assert_eq!(r.ext, [Extension::Count]);
         assert_eq!(r.output, Some(PathBuf::from("f")));
         assert_eq!(r.command, ["ls", "-l", "--ext", "x", "--", "-o"]);

@@ -56,25 +56,15 @@ impl CounterFile {
         contents[..MAGIC.len()].copy_from_slice(&MAGIC);
         let mut attempt = 0u32;
         loop {
-            let path = dir.join(format!(
-                "strata-count.{}.{stamp:x}.{attempt}",
-                std::process::id()
-            ));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
+            let path = dir.join(format!("strata-count.{}.{stamp:x}.{attempt}", std::process::id()));
+            match OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
                 Ok(mut f) => {
                     let file = CounterFile { path };
                     // On failure `file` is dropped and the partial file removed.
                     f.write_all(&contents).map_err(err)?;
                     return Ok(file);
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => {
-                    attempt += 1
-                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => attempt += 1,
                 Err(e) => return Err(err(e)),
             }
         }
@@ -124,11 +114,7 @@ mod tests {
     fn bad_directory_is_an_error() {
         let d = TempDir::new("counter2");
         let e = CounterFile::create(&d.path().join("missing")).unwrap_err();
-        assert!(
-            e.to_string()
-                .ends_with("missing: No such file or directory"),
-            "{e}"
-        );
+        assert!(e.to_string().ends_with("missing: No such file or directory"), "{e}");
     }
 
     #[test]

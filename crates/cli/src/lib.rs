@@ -104,11 +104,7 @@ fn usage_line(e: &clap::Error) -> String {
         return "missing command; try 'strata --help'".to_string();
     }
     let text = e.render().to_string();
-    let first: Vec<&str> = text
-        .lines()
-        .map(str::trim)
-        .take_while(|l| !l.is_empty())
-        .collect();
+    let first: Vec<&str> = text.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
     let line = first.join(" ");
     let line = line.strip_prefix("error: ").unwrap_or(&line);
     format!("{line}; try 'strata --help'")
@@ -184,9 +180,7 @@ pub fn encode_config(flags: u32, count_path: &[u8], program: &[u8]) -> Result<Ve
         program,
     };
     let mut buf = vec![0u8; count_path.len() + program.len() + 64];
-    let n = cfg
-        .encode(&mut buf)
-        .map_err(|e| Error::Config(e.message()))?;
+    let n = cfg.encode(&mut buf).map_err(|e| Error::Config(e.message()))?;
     buf.truncate(n);
     Ok(buf)
 }
@@ -200,9 +194,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         ));
     }
     let Some((program, program_args)) = a.command.split_first() else {
-        return Err(Error::Usage(
-            "missing PROGRAM; try 'strata --help'".to_string(),
-        ));
+        return Err(Error::Usage("missing PROGRAM; try 'strata --help'".to_string()));
     };
 
     let resolved = preflight::find_program(program, std::env::var_os("PATH").as_deref())?;
@@ -217,14 +209,10 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         None => None,
     };
     let counter = match count {
-        true => Some(CounterFile::create(&counter::temp_dir(std::env::var_os(
-            "TMPDIR",
-        )))?),
+        true => Some(CounterFile::create(&counter::temp_dir(std::env::var_os("TMPDIR")))?),
         false => None,
     };
-    let count_path = counter
-        .as_ref()
-        .map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
+    let count_path = counter.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
     let config = encode_config(
         flags(&a.ext, !a.no_follow_exec),
         count_path,
@@ -300,10 +288,7 @@ mod tests {
             (c.flags, c.count_path, c.program),
             (f, &b"/tmp/c"[..], &b"./prog|x"[..])
         );
-        assert!(matches!(
-            encode_config(0, b"/tmp/a|b", b"p"),
-            Err(Error::Config(_))
-        ));
+        assert!(matches!(encode_config(0, b"/tmp/a|b", b"p"), Err(Error::Config(_))));
     }
 
     #[test]

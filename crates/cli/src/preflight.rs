@@ -177,10 +177,7 @@ pub fn check(file: &Path) -> Result<(), Failure> {
 fn check_program(file: &Path) -> Result<(), Problem> {
     let meta = fs::metadata(file).map_err(|e| Problem::io(&e))?;
     if meta.is_dir() {
-        return Err(Problem::new(
-            errno_text(libc::EISDIR),
-            STATUS_CANNOT_EXECUTE,
-        ));
+        return Err(Problem::new(errno_text(libc::EISDIR), STATUS_CANNOT_EXECUTE));
     }
     if !meta.is_file() || !executable(file) {
         return Err(Problem::denied());

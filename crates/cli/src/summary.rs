@@ -90,23 +90,14 @@ fn blank_zero(v: u64, width: usize) -> String {
 /// about the trap path follows when any call came through it.
 pub fn render(c: &Counts) -> String {
     let mut rows = c.rows.clone();
-    rows.sort_by(|a, b| {
-        b.nanos
-            .cmp(&a.nanos)
-            .then(b.calls.cmp(&a.calls))
-            .then(a.nr.cmp(&b.nr))
-    });
+    rows.sort_by(|a, b| b.nanos.cmp(&a.nanos).then(b.calls.cmp(&a.calls)).then(a.nr.cmp(&b.nr)));
     let names: Vec<String> = rows.iter().map(|r| syscall_name(r.nr)).collect();
 
     let total_ns: u64 = rows.iter().fold(0u64, |s, r| s.saturating_add(r.nanos));
     let total_calls: u64 = rows.iter().fold(0u64, |s, r| s.saturating_add(r.calls));
     let total_errors: u64 = rows.iter().fold(0u64, |s, r| s.saturating_add(r.errors));
     let usecs = |nanos: u64, calls: u64| nanos.checked_div(calls).map_or(0, |v| v / 1000);
-    let max_avg = rows
-        .iter()
-        .map(|r| usecs(r.nanos, r.calls))
-        .max()
-        .unwrap_or(0);
+    let max_avg = rows.iter().map(|r| usecs(r.nanos, r.calls)).max().unwrap_or(0);
 
     let w_secs = format!("{:.6}", seconds(total_ns)).len().max(11);
     let w_avg = max_avg.to_string().len().max(11);
@@ -232,28 +223,16 @@ mod tests {
     #[test]
     fn columns_widen_for_big_numbers_and_long_names() {
         // 12 s in one slot, 10^10 calls, a long name.
-        let buf = synthetic(
-            &[(1, 10_000_000_000, 0, 12_000_000_000), (334, 1, 1, 5_000)],
-            0,
-        );
+        let buf = synthetic(&[(1, 10_000_000_000, 0, 12_000_000_000), (334, 1, 1, 5_000)], 0);
         let out = render(&Counts::parse(&buf).unwrap());
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(
-            lines[0],
-            "% time     seconds  usecs/call       calls    errors syscall"
-        );
+        assert_eq!(lines[0], "% time     seconds  usecs/call       calls    errors syscall");
         assert_eq!(
             lines[1],
             "------ ----------- ----------- ----------- --------- ----------------"
         );
-        assert_eq!(
-            lines[2],
-            "100.00   12.000000           0 10000000000           write"
-        );
-        assert_eq!(
-            lines[3],
-            "  0.00    0.000005           5           1         1 rseq"
-        );
+        assert_eq!(lines[2], "100.00   12.000000           0 10000000000           write");
+        assert_eq!(lines[3], "  0.00    0.000005           5           1         1 rseq");
         let empty = render(&Counts::parse(&synthetic(&[], 0)).unwrap());
         assert_eq!(empty.lines().count(), 4);
         let long = synthetic(&[(511, 2, 0, 4_000)], 0);
@@ -264,9 +243,6 @@ mod tests {
     #[test]
     fn rejects_foreign_files() {
         assert_eq!(Counts::parse(&[0u8; 10]), Err(SummaryError::BadSize(10)));
-        assert_eq!(
-            Counts::parse(&vec![0u8; FILE_SIZE]),
-            Err(SummaryError::BadMagic)
-        );
+        assert_eq!(Counts::parse(&vec![0u8; FILE_SIZE]), Err(SummaryError::BadMagic));
     }
 }

@@ -12,8 +12,7 @@ impl TempDir {
     pub fn new(tag: &str) -> TempDir {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let p =
-            std::env::temp_dir().join(format!("strata-cli-test.{}.{tag}.{n}", std::process::id()));
+        let p = std::env::temp_dir().join(format!("strata-cli-test.{}.{tag}.{n}", std::process::id()));
         let _ = fs::remove_dir_all(&p);
         fs::create_dir_all(&p).unwrap();
         TempDir(p)

@@ -20,14 +20,8 @@ where
 }
 
 fn run(mut c: Command) -> (i32, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = c.output().unwrap();
-    let code = status
-        .code()
-        .unwrap_or_else(|| panic!("strata died: {status:?}"));
+    let Output { status, stdout, stderr } = c.output().unwrap();
+    let code = status.code().unwrap_or_else(|| panic!("strata died: {status:?}"));
     (
         code,
         String::from_utf8_lossy(&stdout).into_owned(),
@@ -50,10 +44,7 @@ fn bad_with(c: Command, named: &str, status: i32) -> String {
     assert_eq!(code, status, "stderr: {err}");
     assert_eq!(out, "");
     assert_eq!(err.lines().count(), 1, "one line: {err:?}");
-    assert!(
-        err.starts_with(&format!("strata: {named}: ")),
-        "{err:?} names {named}"
-    );
+    assert!(err.starts_with(&format!("strata: {named}: ")), "{err:?} names {named}");
     err
 }
 
@@ -71,19 +62,13 @@ fn help_and_version() {
         assert!(out.contains(opt), "{opt} in {out}");
     }
     let (code, out, _) = run(strata(["--version"]));
-    assert_eq!(
-        (code, out.trim()),
-        (0, concat!("strata ", env!("CARGO_PKG_VERSION")))
-    );
+    assert_eq!((code, out.trim()), (0, concat!("strata ", env!("CARGO_PKG_VERSION"))));
 }
 
 #[test]
 fn usage_errors_exit_2_with_one_line() {
     let cases: [(&[&str], &str); 7] = [
-        (
-            &["run", "--ext", "nope", "true"],
-            "unknown extension 'nope'",
-        ),
+        (&["run", "--ext", "nope", "true"], "unknown extension 'nope'"),
         (
             &["run", "--ext", "count:x", "true"],
             "extension 'count' takes no arguments",
@@ -102,10 +87,7 @@ fn usage_errors_exit_2_with_one_line() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert_eq!(out, "");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
-        assert!(
-            err.starts_with("strata: ") && err.contains(want),
-            "{args:?}: {err:?}"
-        );
+        assert!(err.starts_with("strata: ") && err.contains(want), "{args:?}: {err:?}");
     }
 }
 
@@ -208,16 +190,9 @@ fn script_with_missing_interpreter() {
         err.ends_with(": /no/such/interpreter: bad interpreter: No such file or directory\n"),
         "{err}"
     );
-    let p = d.file(
-        "s2",
-        format!("#!{}\n", d.path().display()).as_bytes(),
-        0o755,
-    );
+    let p = d.file("s2", format!("#!{}\n", d.path().display()).as_bytes(), 0o755);
     let err = bad(&p, 126);
-    assert!(
-        err.ends_with(": bad interpreter: Permission denied\n"),
-        "{err}"
-    );
+    assert!(err.ends_with(": bad interpreter: Permission denied\n"), "{err}");
 }
 
 #[test]

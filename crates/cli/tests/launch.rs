@@ -28,19 +28,10 @@ fn main() {
         fake_runtime(cfg);
     }
     let tests: &[(&str, fn())] = &[
-        (
-            "runtime_gets_argv0_args_and_config",
-            runtime_gets_argv0_args_and_config,
-        ),
+        ("runtime_gets_argv0_args_and_config", runtime_gets_argv0_args_and_config),
         ("flags_follow_the_options", flags_follow_the_options),
-        (
-            "descriptors_are_the_programs_own",
-            descriptors_are_the_programs_own,
-        ),
-        (
-            "signal_state_is_what_a_shell_gives",
-            signal_state_is_what_a_shell_gives,
-        ),
+        ("descriptors_are_the_programs_own", descriptors_are_the_programs_own),
+        ("signal_state_is_what_a_shell_gives", signal_state_is_what_a_shell_gives),
         ("exit_status_is_mirrored", exit_status_is_mirrored),
         ("death_by_signal_is_mirrored", death_by_signal_is_mirrored),
         (
@@ -55,10 +46,7 @@ fn main() {
             unstartable_runtime_removes_the_counter_file,
         ),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let (mut passed, mut failed) = (0, 0);
     for (name, test) in tests {
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
@@ -93,18 +81,10 @@ fn fake_runtime(cfg: OsString) -> ! {
     match cmd {
         "report" => {
             writeln!(out, "argv0={}", argv[0].to_string_lossy()).unwrap();
-            let rest: Vec<String> = argv[1..]
-                .iter()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
+            let rest: Vec<String> = argv[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
             writeln!(out, "args={}", rest.join("\u{1f}")).unwrap();
             writeln!(out, "flags={:x}", config.flags).unwrap();
-            writeln!(
-                out,
-                "count_path={}",
-                String::from_utf8_lossy(config.count_path)
-            )
-            .unwrap();
+            writeln!(out, "count_path={}", String::from_utf8_lossy(config.count_path)).unwrap();
             writeln!(out, "program={}", String::from_utf8_lossy(config.program)).unwrap();
             writeln!(out, "fds={}", fds()).unwrap();
             std::process::exit(0)
@@ -127,11 +107,7 @@ fn fake_runtime(cfg: OsString) -> ! {
         }
         "count" => {
             let path = Path::new(OsStr::from_bytes(config.count_path));
-            let f = fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(path)
-                .unwrap();
+            let f = fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
             let add = |word: usize, v: u64| {
                 let mut b = [0u8; 8];
                 f.read_exact_at(&mut b, word as u64 * 8).unwrap();
@@ -161,10 +137,7 @@ fn fds() -> String {
     v.sort();
     // The highest-numbered descriptor opened last is the directory being
     // read; it shows in the direct run too, so the lists stay comparable.
-    v.iter()
-        .map(|n| n.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
+    v.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")
 }
 
 // ---------------------------------------------------------------------------
@@ -248,10 +221,7 @@ fn runtime_gets_argv0_args_and_config() {
     let (st, out, err) = output(i.cmd(&["true", "report", "a b", "", "-x", "--", "ü"]));
     assert!(st.success(), "{err}");
     assert_eq!(field(&out, "argv0"), "true");
-    assert_eq!(
-        field(&out, "args"),
-        "report\u{1f}a b\u{1f}\u{1f}-x\u{1f}--\u{1f}ü"
-    );
+    assert_eq!(field(&out, "args"), "report\u{1f}a b\u{1f}\u{1f}-x\u{1f}--\u{1f}ü");
     assert_eq!(field(&out, "program"), which("true").to_str().unwrap());
     assert_eq!(field(&out, "count_path"), "");
     let t = which("true");
@@ -356,13 +326,7 @@ fn exit_status_is_mirrored() {
 
 fn death_by_signal_is_mirrored() {
     let i = Install::new("launch-kill", Some(None));
-    for sig in [
-        libc::SIGTERM,
-        libc::SIGINT,
-        libc::SIGPIPE,
-        libc::SIGUSR1,
-        libc::SIGQUIT,
-    ] {
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGPIPE, libc::SIGUSR1, libc::SIGQUIT] {
         let (st, _, err) = output(i.cmd(&["true", "kill", &sig.to_string()]));
         assert_eq!(st.signal(), Some(sig), "{err}");
         assert!(!st.core_dumped());

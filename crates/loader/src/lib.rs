@@ -62,7 +62,9 @@ impl LoadError {
             LoadError::WrongMachine(m) => machine_message(*m),
             LoadError::NotAnExecutable(_) => "cannot execute: ELF file is not an executable (Exec format error)",
             LoadError::BadHeader(why) => why,
-            LoadError::Truncated => "cannot execute: truncated ELF file, a segment lies beyond the end (Exec format error)",
+            LoadError::Truncated => {
+                "cannot execute: truncated ELF file, a segment lies beyond the end (Exec format error)"
+            }
             LoadError::BadShebang => "cannot execute: malformed #! line (Exec format error)",
         }
     }
@@ -71,7 +73,7 @@ impl LoadError {
     pub fn errno(&self) -> i32 {
         match self {
             LoadError::BadHeader(_) | LoadError::Truncated => 8, // ENOEXEC (the kernel says EIO or EINVAL for some)
-            _ => 8,                                               // ENOEXEC
+            _ => 8,                                              // ENOEXEC
         }
     }
 }
@@ -140,7 +142,10 @@ fn parse_shebang(head: &[u8]) -> Result<Kind<'_>, LoadError> {
         None => rest,
     };
     let a0 = rest.iter().position(|&c| !is_blank(c)).unwrap_or(rest.len());
-    let a1 = rest.iter().rposition(|&c| !is_blank(c) && c != b'\r').map_or(a0, |n| n + 1);
+    let a1 = rest
+        .iter()
+        .rposition(|&c| !is_blank(c) && c != b'\r')
+        .map_or(a0, |n| n + 1);
     let arg = if a1 > a0 { Some(&rest[a0..a1]) } else { None };
     Ok(Kind::Script { interp, arg })
 }
@@ -171,7 +176,7 @@ impl Segment {
 pub const fn page_up(v: u64) -> u64 {
     match v.checked_add(PAGE - 1) {
         Some(x) => x & !(PAGE - 1),
-        None => u64::MAX & !(PAGE - 1),
+        None => !(PAGE - 1),
     }
 }
 
@@ -235,7 +240,11 @@ pub fn plan(head: &[u8], file_size: u64) -> Result<Plan<'_>, LoadError> {
     match head[EI_CLASS] {
         elf::ELFCLASS64 => {}
         elf::ELFCLASS32 => return Err(LoadError::Elf32),
-        _ => return Err(LoadError::BadHeader("cannot execute: ELF header has an unknown class (Exec format error)")),
+        _ => {
+            return Err(LoadError::BadHeader(
+                "cannot execute: ELF header has an unknown class (Exec format error)",
+            ))
+        }
     }
     if head[EI_DATA] != elf::ELFDATA2LSB {
         return Err(LoadError::BigEndian);
@@ -253,20 +262,24 @@ pub fn plan(head: &[u8], file_size: u64) -> Result<Plan<'_>, LoadError> {
         _ => return Err(LoadError::NotAnExecutable(ty)),
     };
     if h.e_phentsize.get(LE) as usize != core::mem::size_of::<elf::ProgramHeader64<LE>>() {
-        return Err(LoadError::BadHeader("cannot execute: ELF program header size is wrong (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF program header size is wrong (Exec format error)",
+        ));
     }
     let phnum = h.e_phnum.get(LE);
     if phnum == 0 || phnum as usize * 56 > 65536 {
-        return Err(LoadError::BadHeader("cannot execute: ELF has no or too many program headers (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF has no or too many program headers (Exec format error)",
+        ));
     }
     let phoff = h.e_phoff.get(LE);
     let phend = phoff.checked_add(phnum as u64 * 56).ok_or(LoadError::Truncated)?;
     if phend > file_size {
         return Err(LoadError::Truncated);
     }
-    let phdrs = h
-        .program_headers(LE, head)
-        .map_err(|_| LoadError::BadHeader("cannot execute: ELF program headers lie outside the part strata read (Exec format error)"))?;
+    let phdrs = h.program_headers(LE, head).map_err(|_| {
+        LoadError::BadHeader("cannot execute: ELF program headers lie outside the part strata read (Exec format error)")
+    })?;
 
     let mut p = Plan {
         pie,
@@ -292,30 +305,42 @@ pub fn plan(head: &[u8], file_size: u64) -> Result<Plan<'_>, LoadError> {
                 };
                 check_segment(&s, file_size)?;
                 if s.vaddr < last_end {
-                    return Err(LoadError::BadHeader("cannot execute: ELF segments overlap or are out of order (Exec format error)"));
+                    return Err(LoadError::BadHeader(
+                        "cannot execute: ELF segments overlap or are out of order (Exec format error)",
+                    ));
                 }
                 last_end = s.vaddr + s.memsz;
                 if p.nsegments == MAX_SEGMENTS {
-                    return Err(LoadError::BadHeader("cannot execute: ELF has too many loadable segments (Exec format error)"));
+                    return Err(LoadError::BadHeader(
+                        "cannot execute: ELF has too many loadable segments (Exec format error)",
+                    ));
                 }
                 p.segments[p.nsegments] = s;
                 p.nsegments += 1;
             }
             elf::PT_INTERP => {
                 if p.interp.is_some() {
-                    return Err(LoadError::BadHeader("cannot execute: ELF has two PT_INTERP headers (Exec format error)"));
+                    return Err(LoadError::BadHeader(
+                        "cannot execute: ELF has two PT_INTERP headers (Exec format error)",
+                    ));
                 }
                 let off = ph.p_offset(LE);
                 let len = ph.p_filesz(LE);
-                if len < 2 || len > 4096 || off.checked_add(len).is_none_or(|e| e > file_size) {
-                    return Err(LoadError::BadHeader("cannot execute: ELF interpreter path is malformed (Exec format error)"));
+                if !(2..=4096).contains(&len) || off.checked_add(len).is_none_or(|e| e > file_size) {
+                    return Err(LoadError::BadHeader(
+                        "cannot execute: ELF interpreter path is malformed (Exec format error)",
+                    ));
                 }
                 let bytes = head
                     .get(off as usize..(off + len) as usize)
-                    .ok_or(LoadError::BadHeader("cannot execute: ELF interpreter path lies outside the part strata read (Exec format error)"))?;
+                    .ok_or(LoadError::BadHeader(
+                        "cannot execute: ELF interpreter path lies outside the part strata read (Exec format error)",
+                    ))?;
                 let (path, nul) = bytes.split_at(bytes.len() - 1);
                 if nul != [0] || path.contains(&0) || path.is_empty() {
-                    return Err(LoadError::BadHeader("cannot execute: ELF interpreter path is not NUL-terminated (Exec format error)"));
+                    return Err(LoadError::BadHeader(
+                        "cannot execute: ELF interpreter path is not NUL-terminated (Exec format error)",
+                    ));
                 }
                 p.interp = Some(path);
             }
@@ -325,7 +350,9 @@ pub fn plan(head: &[u8], file_size: u64) -> Result<Plan<'_>, LoadError> {
         }
     }
     if p.nsegments == 0 {
-        return Err(LoadError::BadHeader("cannot execute: ELF has no loadable segment (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF has no loadable segment (Exec format error)",
+        ));
     }
     if p.phdr_vaddr.is_none() {
         // The program headers are in memory if a segment maps their file range.
@@ -336,7 +363,9 @@ pub fn plan(head: &[u8], file_size: u64) -> Result<Plan<'_>, LoadError> {
             .map(|s| s.vaddr + (phoff - s.offset));
     }
     if !pie && p.lo() < PAGE {
-        return Err(LoadError::BadHeader("cannot execute: ELF wants to be mapped at page 0 (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF wants to be mapped at page 0 (Exec format error)",
+        ));
     }
     Ok(p)
 }
@@ -358,14 +387,22 @@ fn prot_of(flags: u32) -> u32 {
 fn check_segment(s: &Segment, file_size: u64) -> Result<(), LoadError> {
     const TASK_SIZE: u64 = 0x7fff_ffff_f000;
     if s.filesz > s.memsz {
-        return Err(LoadError::BadHeader("cannot execute: ELF segment has more file bytes than memory bytes (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF segment has more file bytes than memory bytes (Exec format error)",
+        ));
     }
     if s.vaddr % PAGE != s.offset % PAGE {
-        return Err(LoadError::BadHeader("cannot execute: ELF segment is misaligned (Exec format error)"));
+        return Err(LoadError::BadHeader(
+            "cannot execute: ELF segment is misaligned (Exec format error)",
+        ));
     }
     match s.vaddr.checked_add(s.memsz) {
         Some(end) if end <= TASK_SIZE => {}
-        _ => return Err(LoadError::BadHeader("cannot execute: ELF segment lies outside the user address space (Exec format error)")),
+        _ => {
+            return Err(LoadError::BadHeader(
+                "cannot execute: ELF segment lies outside the user address space (Exec format error)",
+            ))
+        }
     }
     match s.offset.checked_add(s.filesz) {
         Some(end) if end <= file_size => Ok(()),

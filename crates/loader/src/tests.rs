@@ -33,13 +33,19 @@ fn refuses_truncated_and_foreign_files() {
     assert_eq!(plan(&f[..40], 40), Err(LoadError::Truncated));
     let mut arm = f.clone();
     arm[18..20].copy_from_slice(&elf::EM_AARCH64.to_le_bytes());
-    assert_eq!(plan(&arm, arm.len() as u64), Err(LoadError::WrongMachine(elf::EM_AARCH64)));
+    assert_eq!(
+        plan(&arm, arm.len() as u64),
+        Err(LoadError::WrongMachine(elf::EM_AARCH64))
+    );
     let mut e32 = f.clone();
     e32[EI_CLASS] = elf::ELFCLASS32;
     assert_eq!(plan(&e32, e32.len() as u64), Err(LoadError::Elf32));
     let mut rel = f.clone();
     rel[16..18].copy_from_slice(&elf::ET_REL.to_le_bytes());
-    assert_eq!(plan(&rel, rel.len() as u64), Err(LoadError::NotAnExecutable(elf::ET_REL)));
+    assert_eq!(
+        plan(&rel, rel.len() as u64),
+        Err(LoadError::NotAnExecutable(elf::ET_REL))
+    );
     let mut bad = f.clone();
     bad[54..56].copy_from_slice(&7u16.to_le_bytes()); // e_phentsize
     assert!(matches!(plan(&bad, bad.len() as u64), Err(LoadError::BadHeader(_))));
@@ -47,12 +53,27 @@ fn refuses_truncated_and_foreign_files() {
 
 #[test]
 fn classifies_scripts_like_the_kernel() {
-    assert_eq!(classify(b"#!/bin/sh\necho"), Ok(Kind::Script { interp: b"/bin/sh", arg: None }));
+    assert_eq!(
+        classify(b"#!/bin/sh\necho"),
+        Ok(Kind::Script {
+            interp: b"/bin/sh",
+            arg: None
+        })
+    );
     assert_eq!(
         classify(b"#! /usr/bin/env  python3 -u \nx"),
-        Ok(Kind::Script { interp: b"/usr/bin/env", arg: Some(b"python3 -u") })
+        Ok(Kind::Script {
+            interp: b"/usr/bin/env",
+            arg: Some(b"python3 -u")
+        })
     );
-    assert_eq!(classify(b"#!/bin/sh"), Ok(Kind::Script { interp: b"/bin/sh", arg: None }));
+    assert_eq!(
+        classify(b"#!/bin/sh"),
+        Ok(Kind::Script {
+            interp: b"/bin/sh",
+            arg: None
+        })
+    );
     assert_eq!(classify(b"#!\n"), Err(LoadError::BadShebang));
     assert_eq!(classify(b"#!   \n"), Err(LoadError::BadShebang));
     assert_eq!(classify(b"hello"), Err(LoadError::NotExecutableFormat));

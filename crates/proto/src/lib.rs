@@ -100,7 +100,11 @@ impl<'a> Config<'a> {
         if program.is_empty() {
             return Err(ProtoError::BadPath);
         }
-        Ok(Config { flags, count_path, program })
+        Ok(Config {
+            flags,
+            count_path,
+            program,
+        })
     }
 
     pub fn follow_exec(&self) -> bool {
@@ -189,7 +193,11 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let c = Config { flags: FLAG_FOLLOW_EXEC | FLAG_EXT_COUNT, count_path: b"/tmp/x", program: b"./a|b" };
+        let c = Config {
+            flags: FLAG_FOLLOW_EXEC | FLAG_EXT_COUNT,
+            count_path: b"/tmp/x",
+            program: b"./a|b",
+        };
         let mut buf = [0u8; 64];
         let n = c.encode(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"1|3|/tmp/x|./a|b");
@@ -202,9 +210,17 @@ mod tests {
         assert_eq!(Config::decode(b"2|3|x|y"), Err(ProtoError::BadVersion));
         assert_eq!(Config::decode(b"1|zz|x|y"), Err(ProtoError::BadFlags));
         assert_eq!(Config::decode(b"1|3|x|"), Err(ProtoError::BadPath));
-        let c = Config { flags: 0, count_path: b"a|b", program: b"p" };
+        let c = Config {
+            flags: 0,
+            count_path: b"a|b",
+            program: b"p",
+        };
         assert_eq!(c.encode(&mut [0u8; 64]), Err(ProtoError::BadPath));
-        let c = Config { flags: 0, count_path: b"", program: b"a-long-program-path" };
+        let c = Config {
+            flags: 0,
+            count_path: b"",
+            program: b"a-long-program-path",
+        };
         assert_eq!(c.encode(&mut [0u8; 8]), Err(ProtoError::TooLong));
     }
 }

@@ -136,7 +136,15 @@ global_asm!(
 
 extern "C" {
     pub fn strata_restorer();
-    pub fn strata_clone_vm(nr: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize, thread: *mut crate::thread::Thread) -> isize;
+    pub fn strata_clone_vm(
+        nr: usize,
+        a1: usize,
+        a2: usize,
+        a3: usize,
+        a4: usize,
+        a5: usize,
+        thread: *mut crate::thread::Thread,
+    ) -> isize;
     pub fn strata_sigreturn_to(uc: *mut crate::sys::UContext) -> !;
     pub fn strata_sigaltstack_offstack(ss: *const crate::sys::StackT, old: *mut crate::sys::StackT) -> isize;
     pub fn strata_exit_thread(thread: *mut crate::thread::Thread, code: usize) -> !;

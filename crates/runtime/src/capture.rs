@@ -29,7 +29,14 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
         return;
     }
     let g = &uc.gregs;
-    let args = [g[reg::RDI], g[reg::RSI], g[reg::RDX], g[reg::R10], g[reg::R8], g[reg::R9]];
+    let args = [
+        g[reg::RDI],
+        g[reg::RSI],
+        g[reg::RDX],
+        g[reg::R10],
+        g[reg::R8],
+        g[reg::R9],
+    ];
     dispatch::syscall(t, uc, nr, args);
     if t.vsigsys_pending != 0 {
         signals::deliver_pending(t, uc);
@@ -50,7 +57,12 @@ pub fn enable_for_main_thread() {
     // An inherited blocked SIGSYS becomes virtual.
     let mut mask = 0u64;
     // SAFETY: reading the mask into a local.
-    unsafe { sys::sc(sys::Sysno::rt_sigprocmask, &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8]) };
+    unsafe {
+        sys::sc(
+            sys::Sysno::rt_sigprocmask,
+            &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8],
+        )
+    };
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;
         sys::set_sigmask(mask & !sys::SIGSYS_BIT);

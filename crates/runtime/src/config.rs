@@ -20,7 +20,10 @@ pub unsafe fn init(c: &Config) -> Result<(), isize> {
     unsafe {
         (*core::ptr::addr_of_mut!(COUNT_PATH)).set(c.count_path)?;
         let rt = &mut *core::ptr::addr_of_mut!(RUNTIME);
-        let r = sys::sc(Sysno::readlink, &[b"/proc/self/exe\0".as_ptr() as usize, rt.buf.as_mut_ptr() as usize, 4096]);
+        let r = sys::sc(
+            Sysno::readlink,
+            &[c"/proc/self/exe".as_ptr() as usize, rt.buf.as_mut_ptr() as usize, 4096],
+        );
         let n = sys::check(r)?;
         rt.buf[n] = 0;
         rt.len = n;
@@ -63,7 +66,11 @@ pub fn encoded_len(program: &[u8]) -> usize {
 /// Writes `STRATA_RT=<config for program>` into `out`; returns its length.
 pub fn encode_env(program: &[u8], out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
-    let c = Config { flags: flags(), count_path: count_path(), program };
+    let c = Config {
+        flags: flags(),
+        count_path: count_path(),
+        program,
+    };
     let n = c.encode(out.get_mut(PREFIX.len()..)?).ok()?;
     Some(PREFIX.len() + n)
 }

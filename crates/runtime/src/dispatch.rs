@@ -51,12 +51,20 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
         n if n == S(Sysno::brk) => process::brk(a[0] as usize) as isize,
         n if n == S(Sysno::readlink) => process::readlink(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a[2], a),
         n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),
-        n if n == S(Sysno::mmap) => guard_mem(uc, nr, a, a[3] as usize & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0, -sys::ENOMEM),
+        n if n == S(Sysno::mmap) => guard_mem(
+            uc,
+            nr,
+            a,
+            a[3] as usize & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0,
+            -sys::ENOMEM,
+        ),
         n if n == S(Sysno::munmap) || n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
         n if n == S(Sysno::mprotect) => guard_mem(uc, nr, a, true, -sys::EACCES),
         n if n == S(Sysno::mremap) => {
             let fixed = a[3] & 2 != 0; // MREMAP_FIXED
-            if crate::image::overlaps_image(a[0] as usize, a[1] as usize) || (fixed && crate::image::overlaps_image(a[4] as usize, a[2] as usize)) {
+            if crate::image::overlaps_image(a[0] as usize, a[1] as usize)
+                || (fixed && crate::image::overlaps_image(a[4] as usize, a[2] as usize))
+            {
                 -sys::EINVAL
             } else {
                 passthrough(uc, nr, a)

@@ -24,13 +24,30 @@ pub fn init(flags: u32, count_path: &[u8]) {
         return;
     }
     // SAFETY: NUL-terminated path.
-    let fd = unsafe { sys::sc(Sysno::openat, &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDWR | sys::O_CLOEXEC, 0]) };
+    let fd = unsafe {
+        sys::sc(
+            Sysno::openat,
+            &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDWR | sys::O_CLOEXEC, 0],
+        )
+    };
     let Ok(fd) = sys::check(fd) else {
         crate::out::file_error(count_path, "count: cannot open the counter file; counting is off");
         return;
     };
     // SAFETY: a shared mapping of the counter file at a kernel-chosen address.
-    let m = unsafe { sys::sc(Sysno::mmap, &[0, counts::FILE_SIZE, sys::PROT_READ | sys::PROT_WRITE, sys::MAP_SHARED, fd, 0]) };
+    let m = unsafe {
+        sys::sc(
+            Sysno::mmap,
+            &[
+                0,
+                counts::FILE_SIZE,
+                sys::PROT_READ | sys::PROT_WRITE,
+                sys::MAP_SHARED,
+                fd,
+                0,
+            ],
+        )
+    };
     // SAFETY: closing our own descriptor; the mapping stays.
     unsafe { sys::sc(Sysno::close, &[fd]) };
     if let Ok(m) = sys::check(m) {
@@ -42,7 +59,10 @@ pub fn init(flags: u32, count_path: &[u8]) {
         }
         let p = m as *mut AtomicU64;
         // SAFETY: the word lies inside the mapping.
-        TSC_KHZ.store(unsafe { (*p.add(counts::TSC_KHZ_WORD)).load(Ordering::Relaxed) }, Ordering::Relaxed);
+        TSC_KHZ.store(
+            unsafe { (*p.add(counts::TSC_KHZ_WORD)).load(Ordering::Relaxed) },
+            Ordering::Relaxed,
+        );
         COUNTS.store(p, Ordering::Release);
     }
 }
@@ -72,7 +92,11 @@ pub fn after(nr: usize, ret: isize, token: u64) {
     }
     let ticks = rdtsc().wrapping_sub(token);
     let khz = TSC_KHZ.load(Ordering::Relaxed);
-    let t = if khz == 0 { ticks } else { (ticks as u128 * 1_000_000 / khz as u128) as u64 };
+    let t = if khz == 0 {
+        ticks
+    } else {
+        (ticks as u128 * 1_000_000 / khz as u128) as u64
+    };
     // SAFETY: word() stays inside the mapped file.
     unsafe {
         (*p.add(counts::word(nr, 0))).fetch_add(1, Ordering::Relaxed);

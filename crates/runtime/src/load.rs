@@ -32,7 +32,10 @@ pub struct Path {
 
 impl Path {
     pub const fn new() -> Path {
-        Path { buf: [0; PATH_MAX + 1], len: 0 }
+        Path {
+            buf: [0; PATH_MAX + 1],
+            len: 0,
+        }
     }
     pub fn set(&mut self, s: &[u8]) -> Result<(), isize> {
         if s.len() > PATH_MAX || s.contains(&0) {
@@ -67,10 +70,17 @@ impl Drop for File {
 /// Opens `path` for execution with the kernel's permission checks.
 fn open_exec(path: &Path) -> Result<File, isize> {
     // SAFETY: `path` is NUL-terminated.
-    let r = unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), 1 /* X_OK */, 0]) };
+    let r = unsafe {
+        sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), 1 /* X_OK */, 0])
+    };
     sys::check(r)?;
     // SAFETY: as above.
-    let fd = sys::check(unsafe { sys::sc(Sysno::openat, &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0]) })?;
+    let fd = sys::check(unsafe {
+        sys::sc(
+            Sysno::openat,
+            &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0],
+        )
+    })?;
     let mut file = File { fd, size: 0 };
     let mut st = [0u64; 18];
     // SAFETY: `st` is large enough for struct stat (144 bytes).
@@ -87,7 +97,17 @@ fn pread(f: &File, buf: &mut [u8], off: u64) -> Result<usize, isize> {
     let mut got = 0;
     while got < buf.len() {
         // SAFETY: writing into our own buffer within its bounds.
-        let r = unsafe { sys::sc(Sysno::pread64, &[f.fd, buf.as_mut_ptr() as usize + got, buf.len() - got, off as usize + got]) };
+        let r = unsafe {
+            sys::sc(
+                Sysno::pread64,
+                &[
+                    f.fd,
+                    buf.as_mut_ptr() as usize + got,
+                    buf.len() - got,
+                    off as usize + got,
+                ],
+            )
+        };
         match sys::check(r) {
             Ok(0) => break,
             Ok(n) => got += n,
@@ -121,7 +141,9 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
                         let mut ip = Path::new();
                         ip.set(interp)?;
                         // SAFETY: NUL-terminated path.
-                        let r = unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0]) };
+                        let r = unsafe {
+                            sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0])
+                        };
                         sys::check(r)?;
                     }
                     Ok(())
@@ -152,7 +174,11 @@ pub static mut EXE: Path = Path::new();
 
 fn fail(path: &[u8], e: isize) -> ! {
     out::file_error(path, out::strerror(e));
-    sys::exit_group(if e == sys::ENOENT || e == sys::ENOTDIR { 127 } else { 126 });
+    sys::exit_group(if e == sys::ENOENT || e == sys::ENOTDIR {
+        127
+    } else {
+        126
+    });
 }
 
 fn fail_load(path: &[u8], e: LoadError) -> ! {
@@ -179,12 +205,34 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     let span = (p.hi() - p.lo()) as usize;
     let base = if p.pie {
         // SAFETY: a fresh PROT_NONE reservation at a kernel-chosen address.
-        sys::check(unsafe { sys::sc(Sysno::mmap, &[hint, span, 0, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE, usize::MAX, 0]) })?
+        sys::check(unsafe {
+            sys::sc(
+                Sysno::mmap,
+                &[
+                    hint,
+                    span,
+                    0,
+                    sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE,
+                    usize::MAX,
+                    0,
+                ],
+            )
+        })?
     } else {
         // SAFETY: reserving the fixed range the executable needs, failing
         // rather than replacing anything already there.
         let r = sys::check(unsafe {
-            sys::sc(Sysno::mmap, &[lo, span, 0, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE, usize::MAX, 0])
+            sys::sc(
+                Sysno::mmap,
+                &[
+                    lo,
+                    span,
+                    0,
+                    sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE,
+                    usize::MAX,
+                    0,
+                ],
+            )
         })?;
         if r != lo {
             return Err(sys::ENOMEM);
@@ -200,11 +248,27 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
         if s.filesz > 0 {
             let len = page_up(pageoff as u64 + s.filesz) as usize;
             // SAFETY: mapping inside our own reservation.
-            sys::check(unsafe { sys::sc(Sysno::mmap, &[start, len, prot, sys::MAP_PRIVATE | sys::MAP_FIXED, f.fd, s.offset as usize - pageoff]) })?;
+            sys::check(unsafe {
+                sys::sc(
+                    Sysno::mmap,
+                    &[
+                        start,
+                        len,
+                        prot,
+                        sys::MAP_PRIVATE | sys::MAP_FIXED,
+                        f.fd,
+                        s.offset as usize - pageoff,
+                    ],
+                )
+            })?;
         }
         if s.memsz > s.filesz {
-            let anon_start = if s.filesz > 0 { page_up(file_end as u64) as usize } else { start };
-            if s.filesz > 0 && file_end % PAGE as usize != 0 {
+            let anon_start = if s.filesz > 0 {
+                page_up(file_end as u64) as usize
+            } else {
+                start
+            };
+            if s.filesz > 0 && !file_end.is_multiple_of(PAGE as usize) {
                 // Zero the rest of the last file page (the start of .bss).
                 let n = anon_start - file_end;
                 if prot & sys::PROT_WRITE == 0 {
@@ -222,7 +286,17 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
             if anon_end > anon_start {
                 // SAFETY: zero pages inside our own reservation.
                 sys::check(unsafe {
-                    sys::sc(Sysno::mmap, &[anon_start, anon_end - anon_start, prot, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED, usize::MAX, 0])
+                    sys::sc(
+                        Sysno::mmap,
+                        &[
+                            anon_start,
+                            anon_end - anon_start,
+                            prot,
+                            sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED,
+                            usize::MAX,
+                            0,
+                        ],
+                    )
                 })?;
             }
         }
@@ -254,7 +328,12 @@ fn canonical_name(f: &File, out: &mut Path) {
     }
     link[n] = 0;
     // SAFETY: `link` is NUL-terminated, the output buffer's size is passed.
-    let r = unsafe { sys::sc(Sysno::readlink, &[link.as_ptr() as usize, out.buf.as_mut_ptr() as usize, PATH_MAX]) };
+    let r = unsafe {
+        sys::sc(
+            Sysno::readlink,
+            &[link.as_ptr() as usize, out.buf.as_mut_ptr() as usize, PATH_MAX],
+        )
+    };
     if let Ok(len) = sys::check(r) {
         out.len = len;
         out.buf[len] = 0;
@@ -342,7 +421,16 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     canonical_name(&f, unsafe { &mut *core::ptr::addr_of_mut!(EXE) });
 
     let rnd = randomized();
-    let hint = if p.interp.is_some() { ELF_ET_DYN_BASE + if rnd { (random_usize() & ((1 << 28) - 1)) << 12 } else { 0 } } else { 0 };
+    let hint = if p.interp.is_some() {
+        ELF_ET_DYN_BASE
+            + if rnd {
+                (random_usize() & ((1 << 28) - 1)) << 12
+            } else {
+                0
+            }
+    } else {
+        0
+    };
     let bias = map_elf(&f, &p, hint).unwrap_or_else(|e| fail(path.bytes(), e));
     let mut entry = bias.wrapping_add(p.entry as usize);
     let mut interp_base = 0usize;
@@ -363,8 +451,17 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // The program break starts after the executable (randomized like the
     // kernel's arch_randomize_brk); a static PIE gets it where the kernel
     // puts a PIE's.
-    let brk_base = if p.pie && p.interp.is_none() { ELF_ET_DYN_BASE } else { page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize };
-    let brk = brk_base + if rnd { (random_usize() & ((1 << 13) - 1)) << 12 } else { 0 };
+    let brk_base = if p.pie && p.interp.is_none() {
+        ELF_ET_DYN_BASE
+    } else {
+        page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize
+    };
+    let brk = brk_base
+        + if rnd {
+            (random_usize() & ((1 << 13) - 1)) << 12
+        } else {
+            0
+        };
     // SAFETY: single-threaded start.
     unsafe {
         BRK_START = brk;
@@ -381,7 +478,17 @@ pub unsafe fn start(si: &StartInfo) -> ! {
 
     let phdr = p.phdr_vaddr.map_or(0, |v| bias.wrapping_add(v as usize));
     // SAFETY: building the stack below our own frames, in the stack mapping.
-    let sp = unsafe { build_stack(si, &prefix[..nprefix], depth > 0, phdr, p.phnum as usize, interp_base, bias.wrapping_add(p.entry as usize)) };
+    let sp = unsafe {
+        build_stack(
+            si,
+            &prefix[..nprefix],
+            depth > 0,
+            phdr,
+            p.phnum as usize,
+            interp_base,
+            bias.wrapping_add(p.entry as usize),
+        )
+    };
 
     let mut rl = [0u64; 2];
     // SAFETY: getrlimit(RLIMIT_STACK) into a local.
@@ -396,7 +503,15 @@ pub unsafe fn start(si: &StartInfo) -> ! {
 ///
 /// # Safety
 /// Writes below `si.kernel_sp - GAP`, which must be unused stack.
-unsafe fn build_stack(si: &StartInfo, prefix: &[(usize, usize)], script: bool, phdr: usize, phnum: usize, base: usize, entry: usize) -> usize {
+unsafe fn build_stack(
+    si: &StartInfo,
+    prefix: &[(usize, usize)],
+    script: bool,
+    phdr: usize,
+    phnum: usize,
+    base: usize,
+    entry: usize,
+) -> usize {
     const GAP: usize = 128 * 1024;
     let mut cur = (si.kernel_sp - GAP) & !15;
     let mut push_str = |s: &[u8]| -> usize {
@@ -424,7 +539,11 @@ unsafe fn build_stack(si: &StartInfo, prefix: &[(usize, usize)], script: bool, p
     // SAFETY: reading the kernel's vectors, NULL/AT_NULL terminated.
     unsafe {
         let old_argv = core::slice::from_raw_parts(si.argv, si.argc);
-        let argv_rest = if script { old_argv.get(1..).unwrap_or(&[]) } else { old_argv };
+        let argv_rest = if script {
+            old_argv.get(1..).unwrap_or(&[])
+        } else {
+            old_argv
+        };
         let mut nenv = 0;
         while *si.envp.add(nenv) != 0 {
             nenv += 1;
@@ -480,7 +599,10 @@ unsafe fn build_stack(si: &StartInfo, prefix: &[(usize, usize)], script: bool, p
         // variable (always the last one).
         if env_kept > 0 {
             let first = *si.envp.add(usize::from(si.skip_env == Some(0)));
-            let last_kept = (0..nenv).rev().find(|&i| Some(i) != si.skip_env).map(|i| *si.envp.add(i));
+            let last_kept = (0..nenv)
+                .rev()
+                .find(|&i| Some(i) != si.skip_env)
+                .map(|i| *si.envp.add(i));
             if let Some(last) = last_kept {
                 let end = last + crate::cstr(last as *const u8).len() + 1;
                 crate::procfs::record_environ(first, end.saturating_sub(first));

@@ -68,9 +68,9 @@ static HEAP: NoHeap = NoHeap;
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
     let mut l = out::Line::new();
-    let _ = write!(l, "strata-rt: internal error: {}\n", info.message());
+    let _ = writeln!(l, "strata-rt: internal error: {}", info.message());
     if let Some(loc) = info.location() {
-        let _ = write!(l, "  at {}:{}\n", loc.file(), loc.line());
+        let _ = writeln!(l, "  at {}:{}", loc.file(), loc.line());
     }
     l.emit();
     sys::exit_group(125)
@@ -117,7 +117,9 @@ unsafe fn rt_main(sp: *const usize) -> ! {
         }
     }
     let Some((idx, value)) = found else {
-        out::Line::new().str("strata-rt: this is strata's in-process runtime; run programs with `strata run -- PROGRAM`\n").emit();
+        out::Line::new()
+            .str("strata-rt: this is strata's in-process runtime; run programs with `strata run -- PROGRAM`\n")
+            .emit();
         sys::exit_group(2);
     };
     let cfg = match strata_proto::Config::decode(value) {
@@ -129,11 +131,23 @@ unsafe fn rt_main(sp: *const usize) -> ! {
     };
     // SAFETY: single-threaded start.
     if let Err(e) = unsafe { config::init(&cfg) } {
-        out::Line::new().str("strata-rt: cannot read the launch configuration: ").str(out::strerror(e)).str("\n").emit();
+        out::Line::new()
+            .str("strata-rt: cannot read the launch configuration: ")
+            .str(out::strerror(e))
+            .str("\n")
+            .emit();
         sys::exit_group(2);
     }
     ext::init(cfg.flags, cfg.count_path);
-    let si = load::StartInfo { kernel_sp: sp as usize, argc, argv, envp, auxv, skip_env: Some(idx), program: cfg.program };
+    let si = load::StartInfo {
+        kernel_sp: sp as usize,
+        argc,
+        argv,
+        envp,
+        auxv,
+        skip_env: Some(idx),
+        program: cfg.program,
+    };
     // SAFETY: single-threaded start with the kernel's stack intact.
     unsafe { load::start(&si) }
 }

@@ -40,7 +40,13 @@ impl fmt::Write for Line {
 
 /// Prints `strata: <file>: <why>` on stderr.
 pub fn file_error(file: &[u8], why: &str) {
-    Line::new().str("strata: ").bytes(file).str(": ").str(why).str("\n").emit();
+    Line::new()
+        .str("strata: ")
+        .bytes(file)
+        .str(": ")
+        .str(why)
+        .str("\n")
+        .emit();
 }
 
 /// Human text for the errno values the loader reports.

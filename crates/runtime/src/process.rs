@@ -56,12 +56,26 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     let child = unsafe { &mut *c };
     // SAFETY: the boot area of `c` is BOOT_SIZE bytes, page-aligned, unused.
     unsafe { prepare_boot_frame(child, uc, newsp) };
-    child.prog_altstack = if flags & sys::CLONE_VFORK != 0 { t.prog_altstack } else { sys::StackT::DISABLED };
+    child.prog_altstack = if flags & sys::CLONE_VFORK != 0 {
+        t.prog_altstack
+    } else {
+        sys::StackT::DISABLED
+    };
     child.vsigsys_blocked = t.vsigsys_blocked;
     child.prog_gs = t.prog_gs;
     // SAFETY: strata_clone_vm issues the program's clone; the child never
     // returns into this function (it starts in strata_thread_boot).
-    let r = unsafe { crate::asm::strata_clone_vm(nr, a[0] as usize, a[1] as usize, a[2] as usize, a[3] as usize, a[4] as usize, c) };
+    let r = unsafe {
+        crate::asm::strata_clone_vm(
+            nr,
+            a[0] as usize,
+            a[1] as usize,
+            a[2] as usize,
+            a[3] as usize,
+            a[4] as usize,
+            c,
+        )
+    };
     if r < 0 {
         thread::release(c);
     }
@@ -78,7 +92,11 @@ unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
     let frame = c.boot_frame as *mut RtSigframe;
     // SAFETY: per contract; the parent's frame is valid.
     unsafe {
-        let fsize = if uc.fpstate != 0 { sys::fpstate_size(uc.fpstate) } else { 0 };
+        let fsize = if uc.fpstate != 0 {
+            sys::fpstate_size(uc.fpstate)
+        } else {
+            0
+        };
         let fsize = fsize.min(thread::BOOT_SIZE - FP_OFF);
         if fsize != 0 {
             core::ptr::copy_nonoverlapping(uc.fpstate as *const u8, (c.boot_frame + FP_OFF) as *mut u8, fsize);
@@ -111,7 +129,11 @@ pub fn execve(_t: &mut Thread, uc: &UContext, nr: usize, a: [u64; 6], _token: u6
         return passthrough(uc, nr, a);
     }
     let is_at = nr == Sysno::execveat as usize;
-    let (dirfd, path_p, argv, envp, flags) = if is_at { (a[0] as i64 as isize, a[1], a[2], a[3], a[4]) } else { (sys::AT_FDCWD, a[0], a[1], a[2], 0) };
+    let (dirfd, path_p, argv, envp, flags) = if is_at {
+        (a[0] as i64 as isize, a[1], a[2], a[3], a[4])
+    } else {
+        (sys::AT_FDCWD, a[0], a[1], a[2], 0)
+    };
     let mut path = Path::new();
     if let Err(e) = resolve_path(dirfd, path_p as usize, flags, &mut path) {
         return -e;
@@ -219,7 +241,12 @@ fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Resu
         l += 1;
     }
     // SAFETY: `name` is NUL-terminated (zeroed), output size passed.
-    let r = unsafe { sys::sc(Sysno::readlink, &[name.as_ptr() as usize, link.buf.as_mut_ptr() as usize, 4096]) };
+    let r = unsafe {
+        sys::sc(
+            Sysno::readlink,
+            &[name.as_ptr() as usize, link.buf.as_mut_ptr() as usize, 4096],
+        )
+    };
     let len = sys::check(r).map_err(|_| 9isize /* EBADF */)?;
     if p.is_empty() {
         if flags & AT_EMPTY_PATH == 0 {
@@ -240,7 +267,10 @@ static BRK_LOCK: AtomicUsize = AtomicUsize::new(0);
 
 /// brk(addr): the program break, kept by strata after the loaded program.
 pub fn brk(addr: usize) -> usize {
-    while BRK_LOCK.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+    while BRK_LOCK
+        .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+        .is_err()
+    {
         core::hint::spin_loop();
     }
     // SAFETY: guarded by BRK_LOCK; set once by the loader before.
@@ -252,7 +282,17 @@ pub fn brk(addr: usize) -> usize {
         let ok = if new_end > old_end {
             // SAFETY: a fresh anonymous mapping that may not replace anything.
             let r = unsafe {
-                sys::sc(Sysno::mmap, &[old_end, new_end - old_end, sys::PROT_READ | sys::PROT_WRITE, sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE, usize::MAX, 0])
+                sys::sc(
+                    Sysno::mmap,
+                    &[
+                        old_end,
+                        new_end - old_end,
+                        sys::PROT_READ | sys::PROT_WRITE,
+                        sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE,
+                        usize::MAX,
+                        0,
+                    ],
+                )
             };
             match sys::check(r) {
                 Ok(p) if p == old_end => true,
@@ -306,8 +346,12 @@ fn is_own_exe_link(p: &[u8]) -> bool {
     if p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" {
         return true;
     }
-    let Some(rest) = p.strip_prefix(b"/proc/") else { return false };
-    let Some(num) = rest.strip_suffix(b"/exe") else { return false };
+    let Some(rest) = p.strip_prefix(b"/proc/") else {
+        return false;
+    };
+    let Some(num) = rest.strip_suffix(b"/exe") else {
+        return false;
+    };
     let mut v = 0usize;
     for &c in num {
         if !c.is_ascii_digit() {

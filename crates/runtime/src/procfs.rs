@@ -36,7 +36,12 @@ fn which(p: &[u8]) -> Option<Which> {
     let (who, name) = (&rest[..slash], &rest[slash + 1..]);
     let ours = who == b"self"
         || who == b"thread-self"
-        || (!who.is_empty() && who.iter().all(u8::is_ascii_digit) && who.iter().fold(0usize, |v, &c| v.wrapping_mul(10).wrapping_add((c - b'0') as usize)) == sys::getpid());
+        || (!who.is_empty()
+            && who.iter().all(u8::is_ascii_digit)
+            && who
+                .iter()
+                .fold(0usize, |v, &c| v.wrapping_mul(10).wrapping_add((c - b'0') as usize))
+                == sys::getpid());
     if !ours {
         return None;
     }
@@ -73,7 +78,7 @@ pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u
     const O_CLOEXEC: u64 = 0o2000000;
     let mfd_flags = if flags & O_CLOEXEC != 0 { MFD_CLOEXEC } else { 0 };
     // SAFETY: memfd_create with a static NUL-terminated name.
-    let fd = unsafe { sys::sc(Sysno::memfd_create, &[b"strata-proc\0".as_ptr() as usize, mfd_flags]) };
+    let fd = unsafe { sys::sc(Sysno::memfd_create, &[c"strata-proc".as_ptr() as usize, mfd_flags]) };
     let Ok(fd) = sys::check(fd) else { return fd };
     let mut off = 0;
     while off < len {

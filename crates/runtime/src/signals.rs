@@ -46,7 +46,10 @@ pub fn install_sigsys_handler() {
     // SAFETY: querying the inherited SIGSYS action into a local.
     unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
     if old.handler == sys::SIG_IGN {
-        set_vsys(&KSigaction { handler: sys::SIG_IGN, ..Default::default() });
+        set_vsys(&KSigaction {
+            handler: sys::SIG_IGN,
+            ..Default::default()
+        });
     }
     let act = KSigaction {
         handler: crate::capture::strata_on_sigsys as *const () as u64,
@@ -177,7 +180,10 @@ fn report_altstack(t: &Thread, sp: u64) -> StackT {
     if ss.flags & sys::SS_DISABLE != 0 {
         return StackT::DISABLED;
     }
-    StackT { flags: (ss.flags & sys::SS_AUTODISARM) | if on_stack(&ss, sp) { sys::SS_ONSTACK } else { 0 }, ..ss }
+    StackT {
+        flags: (ss.flags & sys::SS_AUTODISARM) | if on_stack(&ss, sp) { sys::SS_ONSTACK } else { 0 },
+        ..ss
+    }
 }
 
 /// Applies a new program alternate stack: it becomes the real one at once
@@ -197,12 +203,22 @@ fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
     if (ss.size as usize) < sys::MINSIGSTKSZ {
         return -sys::ENOMEM;
     }
-    let real = StackT { sp: ss.sp, flags: 0, _pad: 0, size: ss.size };
+    let real = StackT {
+        sp: ss.sp,
+        flags: 0,
+        _pad: 0,
+        size: ss.size,
+    };
     let r = thread::set_altstack(&real);
     if r < 0 {
         return r;
     }
-    t.prog_altstack = StackT { sp: ss.sp, flags: ss.flags & sys::SS_AUTODISARM, _pad: 0, size: ss.size };
+    t.prog_altstack = StackT {
+        sp: ss.sp,
+        flags: ss.flags & sys::SS_AUTODISARM,
+        _pad: 0,
+        size: ss.size,
+    };
     // rt_sigreturn restores uc_stack too: keep it in agreement.
     uc.stack = real;
     0
@@ -257,7 +273,12 @@ pub fn sigreturn(t: &mut Thread, uc: &mut UContext) {
         }
     }
     set_program_mask(t, uc, puc[37]);
-    let ss = StackT { sp: puc[2], flags: puc[3] as i32, _pad: 0, size: puc[4] };
+    let ss = StackT {
+        sp: puc[2],
+        flags: puc[3] as i32,
+        _pad: 0,
+        size: puc[4],
+    };
     if !on_stack(&t.prog_altstack, uc.gregs[reg::RSP]) {
         apply_altstack(t, uc, &ss);
     }
@@ -282,7 +303,12 @@ pub fn program_sud(t: &mut Thread, args: [u64; 6]) -> isize {
             if sel != 0 && sys::read_user::<u8>(sel).is_err() {
                 return -sys::EFAULT;
             }
-            t.prog_sud = thread::ProgramSud { mode, offset: off, len, selector: sel };
+            t.prog_sud = thread::ProgramSud {
+                mode,
+                offset: off,
+                len,
+                selector: sel,
+            };
             0
         }
         _ => -sys::EINVAL,
@@ -295,7 +321,11 @@ pub fn program_dispatch(t: &mut Thread, uc: &mut UContext, nr: usize) -> bool {
     let s = t.prog_sud;
     let ip = uc.gregs[reg::RIP] as usize;
     let in_range = ip.wrapping_sub(s.offset) < s.len;
-    let dispatched = if s.mode == sys::PR_SYS_DISPATCH_ON { !in_range } else { in_range };
+    let dispatched = if s.mode == sys::PR_SYS_DISPATCH_ON {
+        !in_range
+    } else {
+        in_range
+    };
     if !dispatched {
         return false;
     }
@@ -381,8 +411,12 @@ fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigaction) 
     } else {
         sp0 - 128
     };
-    // SAFETY: `uc.fpstate` points at our frame's FPU area.
-    let fsize = if uc.fpstate != 0 { unsafe { sys::fpstate_size(uc.fpstate) } } else { 0 };
+    let fsize = if uc.fpstate != 0 {
+        // SAFETY: `uc.fpstate` points at our frame's FPU area.
+        unsafe { sys::fpstate_size(uc.fpstate) }
+    } else {
+        0
+    };
     sp = (sp - fsize as u64) & !63;
     let fp = sp;
     sp -= core::mem::size_of::<RtSigframe>() as u64;
@@ -435,7 +469,10 @@ pub fn kill_with(sig: usize) -> ! {
     unsafe {
         sys::sc(Sysno::rt_sigaction, &[sig, &dfl as *const _ as usize, 0, 8]);
         let set: u64 = 1 << (sig - 1);
-        sys::sc(Sysno::rt_sigprocmask, &[sys::SIG_UNBLOCK, &set as *const u64 as usize, 0, 8]);
+        sys::sc(
+            Sysno::rt_sigprocmask,
+            &[sys::SIG_UNBLOCK, &set as *const u64 as usize, 0, 8],
+        );
         sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]);
     }
     sys::exit_group(128 + sig as i32)

@@ -53,7 +53,6 @@ pub const ENOMEM: isize = 12;
 pub const EACCES: isize = 13;
 pub const EAGAIN: isize = 11;
 pub const EINVAL: isize = 22;
-pub const ENOEXEC: isize = 8;
 pub const ENOTDIR: isize = 20;
 
 pub const SIGKILL: usize = 9;
@@ -65,7 +64,6 @@ pub const SIGSYS_BIT: u64 = 1 << (SIGSYS - 1);
 
 pub const SA_SIGINFO: u64 = 0x4;
 pub const SA_ONSTACK: u64 = 0x0800_0000;
-pub const SA_RESTART: u64 = 0x1000_0000;
 pub const SA_NODEFER: u64 = 0x4000_0000;
 pub const SA_RESETHAND: u64 = 0x8000_0000;
 pub const SA_RESTORER: u64 = 0x0400_0000;
@@ -97,7 +95,6 @@ pub const AT_FDCWD: isize = -100;
 
 pub const CLONE_VM: u64 = 0x100;
 pub const CLONE_VFORK: u64 = 0x4000;
-pub const CLONE_THREAD: u64 = 0x10000;
 
 pub const PR_SET_NAME: usize = 15;
 pub const PR_SET_SYSCALL_USER_DISPATCH: usize = 59;
@@ -134,7 +131,12 @@ pub struct StackT {
 }
 
 impl StackT {
-    pub const DISABLED: StackT = StackT { sp: 0, flags: SS_DISABLE, _pad: 0, size: 0 };
+    pub const DISABLED: StackT = StackT {
+        sp: 0,
+        flags: SS_DISABLE,
+        _pad: 0,
+        size: 0,
+    };
 }
 
 /// Register indices in `mcontext.gregs` (the kernel's `struct sigcontext`).
@@ -259,7 +261,12 @@ pub fn getpid() -> usize {
 pub fn mmap_anon(len: usize, prot: usize) -> Option<usize> {
     // SAFETY: a fresh anonymous mapping at a kernel-chosen address touches no
     // existing memory.
-    let r = unsafe { sc(Sysno::mmap, &[0, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, usize::MAX, 0]) };
+    let r = unsafe {
+        sc(
+            Sysno::mmap,
+            &[0, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, usize::MAX, 0],
+        )
+    };
     check(r).ok()
 }
 
@@ -267,7 +274,12 @@ pub fn mmap_anon(len: usize, prot: usize) -> Option<usize> {
 /// valid pointer).
 pub fn set_sigmask(mask: u64) {
     // SAFETY: `mask` is a valid 8-byte sigset on our stack.
-    unsafe { sc(Sysno::rt_sigprocmask, &[SIG_SETMASK, &mask as *const u64 as usize, 0, 8]) };
+    unsafe {
+        sc(
+            Sysno::rt_sigprocmask,
+            &[SIG_SETMASK, &mask as *const u64 as usize, 0, 8],
+        )
+    };
 }
 
 /// Bounds of the main thread's stack: [lowest address it may grow to, top).
@@ -315,7 +327,12 @@ fn copy_from_user_once(dst: &mut [u8], src: usize) -> Result<(), isize> {
     let remote = [src, dst.len()];
     // SAFETY: process_vm_readv on our own pid writes only into `dst`, whose
     // bounds we pass; a bad `src` yields an error, never a fault.
-    let r = unsafe { sc(Sysno::process_vm_readv, &[getpid(), local.as_ptr() as usize, 1, remote.as_ptr() as usize, 1, 0]) };
+    let r = unsafe {
+        sc(
+            Sysno::process_vm_readv,
+            &[getpid(), local.as_ptr() as usize, 1, remote.as_ptr() as usize, 1, 0],
+        )
+    };
     match check(r) {
         Ok(n) if n == dst.len() => Ok(()),
         Ok(_) => Err(EFAULT),
@@ -340,7 +357,12 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     let remote = [dst, src.len()];
     // SAFETY: process_vm_writev on our own pid reads only `src`; a bad `dst`
     // yields an error, never a fault.
-    let r = unsafe { sc(Sysno::process_vm_writev, &[getpid(), local.as_ptr() as usize, 1, remote.as_ptr() as usize, 1, 0]) };
+    let r = unsafe {
+        sc(
+            Sysno::process_vm_writev,
+            &[getpid(), local.as_ptr() as usize, 1, remote.as_ptr() as usize, 1, 0],
+        )
+    };
     match check(r) {
         Ok(n) if n == src.len() => Ok(()),
         _ => Err(EFAULT),

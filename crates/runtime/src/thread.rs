@@ -167,7 +167,12 @@ pub fn after_fork(me: *mut Thread) {
 
 /// The real alternate stack strata wants when the program has none.
 pub fn own_altstack(t: &Thread) -> StackT {
-    StackT { sp: t.altstack as u64, flags: 0, _pad: 0, size: ALTSTACK_SIZE as u64 }
+    StackT {
+        sp: t.altstack as u64,
+        flags: 0,
+        _pad: 0,
+        size: ALTSTACK_SIZE as u64,
+    }
 }
 
 /// Turns on Syscall User Dispatch for the calling thread: every syscall
@@ -179,7 +184,13 @@ pub fn enable_capture(t: &mut Thread) -> Result<(), isize> {
     let r = unsafe {
         sys::sc(
             Sysno::prctl,
-            &[sys::PR_SET_SYSCALL_USER_DISPATCH, sys::PR_SYS_DISPATCH_ON, lo, len, &t.selector as *const u8 as usize],
+            &[
+                sys::PR_SET_SYSCALL_USER_DISPATCH,
+                sys::PR_SYS_DISPATCH_ON,
+                lo,
+                len,
+                &t.selector as *const u8 as usize,
+            ],
         )
     };
     sys::check(r).map(|_| ())

@@ -252,10 +252,7 @@ const fn cmp_names(a: &str, b: &str) -> Ordering {
 
 const fn name_less(i: u16, j: u16) -> bool {
     matches!(
-        cmp_names(
-            table::ENTRIES[i as usize].name,
-            table::ENTRIES[j as usize].name
-        ),
+        cmp_names(table::ENTRIES[i as usize].name, table::ENTRIES[j as usize].name),
         Ordering::Less
     )
 }
@@ -330,10 +327,7 @@ const fn check_table() {
     let sorted = sort_by_name();
     let mut i = 1;
     while i < COUNT {
-        assert!(
-            name_less(sorted[i - 1], sorted[i]),
-            "syscall table: duplicate name"
-        );
+        assert!(name_less(sorted[i - 1], sorted[i]), "syscall table: duplicate name");
         i += 1;
     }
 }
@@ -368,9 +362,6 @@ mod tests {
     fn counts_add_up() {
         let total: usize = Disposition::ALL.iter().map(|&d| count(d)).sum();
         assert_eq!(total, COUNT);
-        assert_eq!(
-            count_may_block(),
-            TABLE.iter().filter(|e| e.may_block).count()
-        );
+        assert_eq!(count_may_block(), TABLE.iter().filter(|e| e.may_block).count());
     }
 }

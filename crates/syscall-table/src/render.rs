@@ -75,11 +75,7 @@ pub fn render_markdown<W: Write + ?Sized>(out: &mut W) -> fmt::Result {
         writeln!(out, "| {d} | {} |", count(d))?;
     }
     writeln!(out, "| **total** | **{COUNT}** |")?;
-    writeln!(
-        out,
-        "\n{} of them may block; by class:\n",
-        count_may_block()
-    )?;
+    writeln!(out, "\n{} of them may block; by class:\n", count_may_block())?;
     out.write_str("| class | calls | may block |\n|---|---:|---:|\n")?;
     for c in Class::ALL {
         let in_class = || TABLE.iter().filter(move |e| e.class == c);

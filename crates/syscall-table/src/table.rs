@@ -61,10 +61,7 @@ macro_rules! exe_link {
 }
 macro_rules! enosys {
     ($what:literal) => {
-        concat!(
-            $what,
-            "; not implemented by Linux on x86-64; the kernel answers ENOSYS"
-        )
+        concat!($what, "; not implemented by Linux on x86-64; the kernel answers ENOSYS")
     };
 }
 

@@ -3,9 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use strata_syscall_table::{
-    by_name, count, entry, name, render_markdown, Disposition, COUNT, MAX_NR, TABLE,
-};
+use strata_syscall_table::{by_name, count, entry, name, render_markdown, Disposition, COUNT, MAX_NR, TABLE};
 use syscalls::Sysno;
 
 /// Well above any x86-64 number (the x32 range starts at 512).
@@ -15,11 +13,7 @@ const SCAN: usize = 1024;
 fn every_known_syscall_has_an_entry() {
     for nr in 0..SCAN {
         let known = Sysno::new(nr).map(|s| s.name());
-        assert_eq!(
-            name(nr),
-            known,
-            "syscall {nr}: table and the syscalls crate disagree"
-        );
+        assert_eq!(name(nr), known, "syscall {nr}: table and the syscalls crate disagree");
         assert_eq!(entry(nr).is_some(), known.is_some(), "syscall {nr}");
     }
     assert_eq!(COUNT, Sysno::count());
@@ -276,10 +270,6 @@ fn rendering_lists_every_call() {
         .count();
     assert_eq!(rows, COUNT);
     for e in TABLE {
-        assert!(
-            doc.contains(&format!("| {} | `{}` |", e.nr, e.name)),
-            "{}",
-            e.name
-        );
+        assert!(doc.contains(&format!("| {} | `{}` |", e.nr, e.name)), "{}", e.name);
     }
 }

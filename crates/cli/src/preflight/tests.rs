@@ -27,10 +27,7 @@ fn script(interp: &Path) -> Vec<u8> {
 fn missing_file_is_127() {
     let d = TempDir::new("missing");
     let f = fails(&d.path().join("nope"));
-    assert_eq!(
-        (f.status, f.reason.as_str()),
-        (127, "No such file or directory")
-    );
+    assert_eq!((f.status, f.reason.as_str()), (127, "No such file or directory"));
     assert!(f.to_string().ends_with("/nope: No such file or directory"));
 }
 
@@ -72,10 +69,7 @@ fn neither_elf_nor_script_is_126() {
         assert_eq!(f.reason, LoadError::NotExecutableFormat.message());
     }
     let f = fails(&d.file("emptybang", b"#!\n", 0o755));
-    assert_eq!(
-        (f.status, f.reason.as_str()),
-        (126, LoadError::BadShebang.message())
-    );
+    assert_eq!((f.status, f.reason.as_str()), (126, LoadError::BadShebang.message()));
 }
 
 #[test]
@@ -99,11 +93,7 @@ fn foreign_or_malformed_elf_is_126() {
         let f = fails(&d.file(name, body, 0o755));
         assert_eq!(f.status, 126, "{name}");
         if let LoadError::BadHeader(_) = want {
-            assert!(
-                f.reason.contains("Exec format error"),
-                "{name}: {}",
-                f.reason
-            );
+            assert!(f.reason.contains("Exec format error"), "{name}: {}", f.reason);
         } else {
             assert_eq!(f.reason, want.message(), "{name}");
         }
@@ -138,10 +128,7 @@ fn missing_elf_interpreter_is_127() {
     assert_eq!(f.status, 127);
     assert_eq!(
         f.reason,
-        format!(
-            "{}: bad ELF interpreter: No such file or directory",
-            ld.display()
-        )
+        format!("{}: bad ELF interpreter: No such file or directory", ld.display())
     );
 }
 
@@ -169,10 +156,7 @@ fn unusable_elf_interpreter_is_126() {
     let f = fails(&d.file("prog3", &mini_elf(Some(b(&ld))), 0o755));
     assert_eq!(
         (f.status, f.reason),
-        (
-            126,
-            format!("{}: bad ELF interpreter: Permission denied", ld.display())
-        )
+        (126, format!("{}: bad ELF interpreter: Permission denied", ld.display()))
     );
 }
 
@@ -184,10 +168,7 @@ fn script_with_missing_interpreter_is_127() {
     assert_eq!(f.status, 127);
     assert_eq!(
         f.reason,
-        format!(
-            "{}: bad interpreter: No such file or directory",
-            interp.display()
-        )
+        format!("{}: bad interpreter: No such file or directory", interp.display())
     );
 }
 
@@ -231,10 +212,7 @@ fn script_chains_are_checked_to_the_end() {
     assert_eq!(f.status, 126);
     assert_eq!(
         f.reason,
-        format!(
-            "{}: bad interpreter: Too many levels of symbolic links",
-            prev.display()
-        )
+        format!("{}: bad interpreter: Too many levels of symbolic links", prev.display())
     );
 
     // A missing interpreter two levels down.
@@ -268,10 +246,7 @@ fn script_to_elf_with_missing_interpreter() {
 
 #[test]
 fn program_with_a_slash_is_used_as_is() {
-    assert_eq!(
-        find_program(OsStr::new("./x/y"), None).unwrap(),
-        PathBuf::from("./x/y")
-    );
+    assert_eq!(find_program(OsStr::new("./x/y"), None).unwrap(), PathBuf::from("./x/y"));
     assert_eq!(
         find_program(OsStr::new("/no/such"), Some(OsStr::new(""))).unwrap(),
         PathBuf::from("/no/such")
@@ -319,12 +294,7 @@ fn path_search_takes_the_first_executable_file() {
 fn empty_path_entry_is_the_current_directory() {
     // Nothing called this exists in the working directory of the tests.
     let name = OsStr::new("strata-no-such-program-x9");
-    assert_eq!(
-        find_program(name, Some(OsStr::new(":")))
-            .unwrap_err()
-            .status,
-        127
-    );
+    assert_eq!(find_program(name, Some(OsStr::new(":"))).unwrap_err().status, 127);
     // The default PATH is used when PATH is unset.
     if Path::new("/bin/sh").exists() || Path::new("/usr/bin/sh").exists() {
         let p = find_program(OsStr::new("sh"), None).unwrap();

@@ -19,10 +19,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(doc.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    match stdout.write_all(doc.as_bytes()).and_then(|()| stdout.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("gen-syscall-docs: {e}");
