@@ -86,16 +86,16 @@ global_asm!(
     "    syscall",
     "    mov %rdx, %rsp",
     "    ret",
-    // strata_exit_thread(thread, code): mark the thread's state free and
-    // exit the thread without touching memory in between (we are running on
-    // the stack that the state owns).
+    // strata_exit_thread(thread, code, nr): mark the thread's state free and
+    // exit (nr = exit or exit_group) without touching memory in between (we
+    // are running on the stack that the state owns). exit_group frees the
+    // state too: a vfork or CLONE_VM child shares the pool with its parent.
     ".globl strata_exit_thread",
     ".type strata_exit_thread,@function",
     "strata_exit_thread:",
-    "    mov %rsi, %rdx",
+    "    mov %rdx, %rax",
     "    movl $1, {dead}(%rdi)",
-    "    mov %rdx, %rdi",
-    "    mov $60, %eax",
+    "    mov %rsi, %rdi",
     "    syscall",
     "    ud2",
     // strata_enter_program(sp, entry): the program's first instruction, with
@@ -147,6 +147,6 @@ extern "C" {
     ) -> isize;
     pub fn strata_sigreturn_to(uc: *mut crate::sys::UContext) -> !;
     pub fn strata_sigaltstack_offstack(ss: *const crate::sys::StackT, old: *mut crate::sys::StackT) -> isize;
-    pub fn strata_exit_thread(thread: *mut crate::thread::Thread, code: usize) -> !;
+    pub fn strata_exit_thread(thread: *mut crate::thread::Thread, code: usize, nr: usize) -> !;
     pub fn strata_enter_program(sp: usize, entry: usize) -> !;
 }

@@ -40,11 +40,16 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
         n if n == S(Sysno::execve) || n == S(Sysno::execveat) => process::execve(t, uc, nr, a, token),
         n if n == S(Sysno::exit) => {
             ext::noreturn(nr);
-            process::exit_thread(t, a[0] as usize)
+            process::exit_thread(t, a[0] as usize, nr)
         }
         n if n == S(Sysno::exit_group) => {
             ext::noreturn(nr);
-            passthrough(uc, nr, a)
+            if t.vfork_child != 0 {
+                // The parent frees a vfork child's state when it resumes.
+                passthrough(uc, nr, a)
+            } else {
+                process::exit_thread(t, a[0] as usize, nr)
+            }
         }
         n if n == S(Sysno::open) => procfs::open(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a),
         n if n == S(Sysno::openat) => procfs::open(uc, nr, a[0], a[1], a[2], a),

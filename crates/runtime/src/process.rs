@@ -63,6 +63,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     };
     child.vsigsys_blocked = t.vsigsys_blocked;
     child.prog_gs = t.prog_gs;
+    child.vfork_child = u8::from(flags & sys::CLONE_VFORK != 0);
     // SAFETY: strata_clone_vm issues the program's clone; the child never
     // returns into this function (it starts in strata_thread_boot).
     let r = unsafe {
@@ -76,7 +77,9 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             c,
         )
     };
-    if r < 0 {
+    if r < 0 || (r > 0 && flags & sys::CLONE_VFORK != 0) {
+        // A vfork child has exec'd or exited by the time we resume: its
+        // state is free again.
         thread::release(c);
     }
     r
@@ -113,10 +116,10 @@ unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
     }
 }
 
-/// exit(2) of one thread: free its state as it goes.
-pub fn exit_thread(t: &mut Thread, code: usize) -> ! {
+/// exit(2) of one thread, or exit_group(2): free the state as it goes.
+pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
     // SAFETY: the state is ours; nothing runs on it after the exit.
-    unsafe { crate::asm::strata_exit_thread(t, code) }
+    unsafe { crate::asm::strata_exit_thread(t, code, nr) }
 }
 
 /// execve and execveat: the kernel's checks first, so that a bad target

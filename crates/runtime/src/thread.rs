@@ -45,7 +45,8 @@ pub struct Thread {
     pub vsigsys_blocked: u8,
     /// A SIGSYS sent to the program while it had SIGSYS blocked.
     pub vsigsys_pending: u8,
-    pub _pad0: u8,
+    /// A vfork child: its parent frees this state when it resumes.
+    pub vfork_child: u8,
     /// 1 once the thread has exited (or never existed in this process).
     pub dead: AtomicU32,
     /// Stack pointer the boot path starts on.
@@ -145,6 +146,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).selector = sys::SYSCALL_DISPATCH_FILTER_BLOCK;
         (*t).vsigsys_blocked = 0;
         (*t).vsigsys_pending = 0;
+        (*t).vfork_child = 0;
         (*t).boot_sp = ((*t).altstack + ALTSTACK_SIZE) & !15;
         (*t).tid = 0;
         (*t).prog_altstack = StackT::DISABLED;
