@@ -1,0 +1,3 @@
+module strata.test/gohttp
+
+go 1.19
