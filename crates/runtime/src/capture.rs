@@ -53,6 +53,7 @@ pub fn enable_for_main_thread() {
     thread::install(t);
     let t = thread::current();
     t.tid = sys::gettid();
+    t.pid = sys::getpid_now();
     signals::install_sigsys_handler();
     // An inherited blocked SIGSYS becomes virtual.
     let mut mask = 0u64;
@@ -89,6 +90,7 @@ pub unsafe extern "C" fn strata_thread_boot(t: *mut thread::Thread) -> ! {
     thread::install(t);
     let t = thread::current();
     t.tid = sys::gettid();
+    t.pid = sys::getpid_now();
     thread::set_altstack(&thread::own_altstack(t));
     if thread::enable_capture(t).is_err() {
         sys::exit_group(126);

@@ -37,6 +37,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
         let r = unsafe { sys::raw6(nr, a.map(|x| x as usize)) };
         if r == 0 {
             t.tid = sys::gettid();
+            t.pid = sys::getpid_now();
             // Pending signals are not inherited.
             t.vsigsys_pending = 0;
             thread::after_fork(t);

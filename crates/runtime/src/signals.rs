@@ -473,7 +473,7 @@ pub fn kill_with(sig: usize) -> ! {
             Sysno::rt_sigprocmask,
             &[sys::SIG_UNBLOCK, &set as *const u64 as usize, 0, 8],
         );
-        sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]);
+        sys::sc(Sysno::tgkill, &[sys::getpid_now(), sys::gettid(), sig]);
     }
     sys::exit_group(128 + sig as i32)
 }

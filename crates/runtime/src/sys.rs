@@ -252,7 +252,14 @@ pub fn gettid() -> usize {
     unsafe { sc(Sysno::gettid, &[]) as usize }
 }
 
+/// Our process id: kept in the thread's state (set when the thread starts
+/// and in every fork child), so that it costs no system call.
 pub fn getpid() -> usize {
+    crate::thread::current().pid
+}
+
+/// Asks the kernel for the process id.
+pub fn getpid_now() -> usize {
     // SAFETY: no arguments.
     unsafe { sc(Sysno::getpid, &[]) as usize }
 }

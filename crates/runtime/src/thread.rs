@@ -52,6 +52,8 @@ pub struct Thread {
     /// Stack pointer the boot path starts on.
     pub boot_sp: usize,
     pub tid: usize,
+    /// The process (thread group) id this thread belongs to.
+    pub pid: usize,
     pub altstack: usize,
     /// The program's alternate signal stack (virtual), or disabled.
     pub prog_altstack: StackT,
