@@ -33,6 +33,7 @@ def parse_args():
     ap.add_argument("--strata", required=True)
     ap.add_argument("--getpid-loop", required=True)
     ap.add_argument("--command", required=True)
+    ap.add_argument("--sud-floor", help="bench/sud_floor binary: a bare Syscall User Dispatch round trip")
     ap.add_argument("--reps", type=int, default=10, help="timing rounds (default 10)")
     ap.add_argument("--strace-reps", type=int, default=3,
                     help="rounds that include strace, spread evenly over the others (default 3)")
@@ -180,6 +181,25 @@ def main():
             cells.append(f"{per_call[v]:.0f} ns (×{per_call[v] / per_call['native']:.1f})")
     lines.append("| **getpid: ns per call** | " + " | ".join(cells) + " |")
     table = "\n".join(lines)
+
+    # The floor: the same trap mechanism with a handler that does nothing but
+    # re-issue the call, measured now, on this machine.
+    floor = ""
+    if a.sud_floor:
+        vals = []
+        for _ in range(5):
+            rc, o, _e = sh([a.sud_floor, str(n)])
+            if rc == 0:
+                vals.append(float(o.decode().strip()))
+        if vals:
+            f = statistics.median(vals)
+            s_null = per_call.get("strata --ext null")
+            rel = f" strata --ext null costs {s_null:.0f} ns per call, {s_null - f:+.0f} ns against this floor." if s_null else ""
+            floor = (f"\n\nA bare Syscall User Dispatch round trip (bench/sud_floor.c: SIGSYS to a handler of four\n"
+                     f"instructions that re-issues the call, then rt_sigreturn) costs {f:.0f} ns per getpid here\n"
+                     f"(median of 5 runs of {n} calls: {', '.join(f'{v:.0f}' for v in vals)}).{rel}\n"
+                     f"That is the price of the trap path itself; strata's fast path (issue #4) avoids the trap.")
+    table += floor
 
     cpu = ""
     try:

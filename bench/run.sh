@@ -23,10 +23,12 @@ if [ -n "${STRATA:-}" ]; then cmd="STRATA=$(printf '%q' "$STRATA") $cmd"; fi
 build="$(mktemp -d "${TMPDIR:-/tmp}/strata-bench.XXXXXX")"
 trap 'rm -rf "$build"' EXIT
 gcc -O2 -Wall -o "$build/getpid_loop" "$here/getpid_loop.c"
+gcc -O2 -Wall -o "$build/sud_floor" "$here/sud_floor.c"
 
 python3 "$here/capture.py" \
     --root "$root" \
     --strata "${STRATA:-$root/target/release/strata}" \
     --getpid-loop "$build/getpid_loop" \
+    --sud-floor "$build/sud_floor" \
     --command "$cmd" \
     "$@"
