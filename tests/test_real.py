@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OUT, ROOT, Result, Timeout, have, run_bounded, strata
+from conftest import OUT, ROOT, STRATA, Result, Timeout, have, run_bounded, strata
 
 REAL = ROOT / "tests" / "real"
 PY = "/usr/bin/python3"
@@ -469,3 +469,26 @@ def test_node(tmp_path):
     r = compare(["node", "-e", script], cwd=tmp_path, env=env)
     expect(r, 3, "execSync: \"hello from echo\\n\"", "order: sync,microtask,immediate,timeout",
            "file length: 100000", "caught: expected rejection")
+
+
+# --------------------------------------------------------------------------- Rust programs
+
+def test_rust_programs(tmp_path):
+    """Rust programs give every thread a small alternate signal stack (8 KiB);
+    strata's SIGSYS frames land there, and its own code must not. rustc runs
+    the real compiler driver (threads, dlopen of its backend); strata runs
+    strata itself, nested, which execs a program through two runtimes."""
+    cargo_bin = Path.home() / ".cargo" / "bin"
+    rustc = shutil.which("rustc") or str(cargo_bin / "rustc")
+    if not Path(rustc).exists():
+        pytest.skip("rustc is not installed")
+    env = base_env(tmp_path, PATH=f"{cargo_bin}:/usr/sbin:/usr/bin:/sbin:/bin",
+                   RUSTUP_HOME=os.environ.get("RUSTUP_HOME", str(Path.home() / ".rustup")))
+    src = tmp_path / "hello.rs"
+    src.write_text('fn main() { let h = std::thread::spawn(|| 6 * 7); println!("{}", h.join().unwrap()); }\n')
+    r = compare([rustc, "--edition", "2021", "-o", tmp_path / "hello", src], cwd=tmp_path, env=env, timeout=120)
+    expect(r, 0)
+    r = compare([tmp_path / "hello"], cwd=tmp_path, env=env)
+    expect(r, 0, "42")
+    r = compare([STRATA, "run", "--", "/bin/echo", "nested"], cwd=tmp_path, env=env)
+    expect(r, 0, "nested")

@@ -38,6 +38,43 @@ global_asm!(
     "1:  mov $15, %eax",
     "    syscall",
     "    ud2",
+    // strata_sigsys_entry(sig, info, uc): the SIGSYS handler as installed.
+    // The kernel put the frame on the current alternate stack, which is the
+    // program's when the program set one; that stack may be small (Rust
+    // programs use 8 KiB). strata's handler must run on strata's own stack:
+    // if we are not on it, move to `handler_sp` (the top of strata's stack,
+    // or just below an activation waiting in a blocking call), or below the
+    // interrupted program code if that code was itself running on strata's
+    // stack (a program handler nested in such a call).
+    ".globl strata_sigsys_entry",
+    ".type strata_sigsys_entry,@function",
+    "strata_sigsys_entry:",
+    "    mov %gs:{stack_lo}, %r8",
+    "    mov %gs:{stack_hi}, %r9",
+    "    cmp %r8, %rsp",
+    "    jb 3f",
+    "    cmp %r9, %rsp",
+    "    jae 3f",
+    "    jmp {on_sigsys}",
+    "3:  mov %gs:{handler_sp}, %rcx",
+    "    mov 160(%rdx), %rax",
+    "    cmp %r8, %rax",
+    "    jb 4f",
+    "    cmp %r9, %rax",
+    "    jae 4f",
+    "    sub $512, %rax",
+    "    cmp %rcx, %rax",
+    "    jae 4f",
+    "    mov %rax, %rcx",
+    "4:  and $-16, %rcx",
+    "    mov %rsp, %rax",
+    "    mov %rcx, %rsp",
+    "    push %rax",
+    "    sub $8, %rsp",
+    "    call {on_sigsys}",
+    "    add $8, %rsp",
+    "    pop %rsp",
+    "    ret",
     // clone/clone3/vfork for a child that shares our memory.
     // strata_clone_vm(nr, a1, a2, a3, a4, a5, thread) with the 7th argument
     // on the stack. In the child the kernel has switched to the program's new
@@ -131,11 +168,16 @@ global_asm!(
     vsigsys = const crate::thread::OFF_VSIGSYS,
     boot_sp = const crate::thread::OFF_BOOT_SP,
     dead = const crate::thread::OFF_DEAD,
+    stack_lo = const crate::thread::OFF_ALTSTACK,
+    stack_hi = const crate::thread::OFF_ALTSTACK_HI,
+    handler_sp = const crate::thread::OFF_HANDLER_SP,
+    on_sigsys = sym crate::capture::strata_on_sigsys,
     options(att_syntax)
 );
 
 extern "C" {
     pub fn strata_restorer();
+    pub fn strata_sigsys_entry();
     pub fn strata_clone_vm(
         nr: usize,
         a1: usize,

@@ -90,10 +90,21 @@ pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     let args = a.map(|x| x as usize);
     let blocks = strata_syscall_table::entry(nr).is_none_or(|e| e.may_block);
     if blocks {
+        // While this activation waits, a SIGSYS from a program handler that
+        // the kernel delivers on another stack must start below it.
+        let t = crate::thread::current();
+        let saved = t.handler_sp;
+        let sp: usize;
+        // SAFETY: reads the stack pointer.
+        unsafe { core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+        if sp > t.altstack && sp <= t.altstack_hi {
+            t.handler_sp = t.handler_sp.min(sp - 512);
+        }
         sys::set_sigmask(uc.sigmask);
         // SAFETY: the program's own call, re-issued as it made it.
         let r = unsafe { sys::raw6(nr, args) };
         sys::set_sigmask(!0);
+        crate::thread::current().handler_sp = saved;
         r
     } else {
         // SAFETY: as above.

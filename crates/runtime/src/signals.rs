@@ -52,7 +52,7 @@ pub fn install_sigsys_handler() {
         });
     }
     let act = KSigaction {
-        handler: crate::capture::strata_on_sigsys as *const () as u64,
+        handler: crate::asm::strata_sigsys_entry as *const () as u64,
         flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
         restorer: crate::asm::strata_restorer as *const () as u64,
         mask: !0,

@@ -55,6 +55,12 @@ pub struct Thread {
     /// The process (thread group) id this thread belongs to.
     pub pid: usize,
     pub altstack: usize,
+    /// End of strata's signal stack.
+    pub altstack_hi: usize,
+    /// Where strata's handler starts when the kernel delivered SIGSYS on
+    /// another stack: the top of strata's stack, or below an activation that
+    /// waits in a blocking call (see `dispatch::passthrough`).
+    pub handler_sp: usize,
     /// The program's alternate signal stack (virtual), or disabled.
     pub prog_altstack: StackT,
     pub prog_sud: ProgramSud,
@@ -69,6 +75,9 @@ pub struct Thread {
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
 pub const OFF_DEAD: usize = core::mem::offset_of!(Thread, dead);
 pub const OFF_BOOT_SP: usize = core::mem::offset_of!(Thread, boot_sp);
+pub const OFF_ALTSTACK: usize = core::mem::offset_of!(Thread, altstack);
+pub const OFF_ALTSTACK_HI: usize = core::mem::offset_of!(Thread, altstack_hi);
+pub const OFF_HANDLER_SP: usize = core::mem::offset_of!(Thread, handler_sp);
 const _: () = assert!(core::mem::offset_of!(Thread, this) == 0);
 const _: () = assert!(core::mem::size_of::<Thread>() <= 4096);
 
@@ -119,6 +128,7 @@ pub fn claim() -> Option<*mut Thread> {
     // SAFETY: the mapping is ours and zeroed; Thread fits in its last page.
     unsafe {
         (*t).altstack = base + GUARD;
+        (*t).altstack_hi = base + GUARD + ALTSTACK_SIZE;
         (*t).boot_frame = base + GUARD + ALTSTACK_SIZE;
         reset(t);
     }
@@ -150,6 +160,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).vsigsys_pending = 0;
         (*t).vfork_child = 0;
         (*t).boot_sp = ((*t).altstack + ALTSTACK_SIZE) & !15;
+        (*t).handler_sp = (*t).boot_sp;
         (*t).tid = 0;
         (*t).prog_altstack = StackT::DISABLED;
         (*t).prog_sud = ProgramSud::default();
