@@ -218,13 +218,19 @@ impl Plan<'_> {
 /// headers and the interpreter path. A caller that read fewer bytes than the
 /// file has should read at least this many and call [`plan`] again.
 pub fn head_needed(head: &[u8]) -> usize {
-    match elf::FileHeader64::<LE>::parse(head) {
-        Ok(h) => {
-            let phend = h.e_phoff.get(LE).saturating_add(h.e_phnum.get(LE) as u64 * 56);
-            usize::try_from(phend).unwrap_or(usize::MAX).max(64)
+    let Ok(h) = elf::FileHeader64::<LE>::parse(head) else {
+        return 64;
+    };
+    let phend = h.e_phoff.get(LE).saturating_add(h.e_phnum.get(LE) as u64 * 56);
+    let mut need = usize::try_from(phend).unwrap_or(usize::MAX).max(64);
+    // With the program headers in hand, the interpreter path's end counts too.
+    if let Ok(phdrs) = h.program_headers(LE, head) {
+        for ph in phdrs.iter().filter(|ph| ph.p_type(LE) == elf::PT_INTERP) {
+            let end = ph.p_offset(LE).saturating_add(ph.p_filesz(LE));
+            need = need.max(usize::try_from(end).unwrap_or(usize::MAX));
         }
-        Err(_) => 64,
     }
+    need
 }
 
 /// Checks an ELF file and says how to load it. `head` holds the start of the
