@@ -6,7 +6,7 @@
 //! Which calls are emulated is listed, with the reason, in the one syscall
 //! table (crates/syscall-table, docs/syscalls.md).
 
-use crate::sys::{self, reg, Sysno, UContext};
+use crate::sys::{self, reg, StackT, Sysno, UContext};
 use crate::thread::Thread;
 use crate::{ext, process, procfs, signals};
 
@@ -37,7 +37,7 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
         n if n == S(Sysno::clone) || n == S(Sysno::clone3) || n == S(Sysno::fork) || n == S(Sysno::vfork) => {
             process::clone(t, uc, nr, a)
         }
-        n if n == S(Sysno::execve) || n == S(Sysno::execveat) => process::execve(t, uc, nr, a, token),
+        n if n == S(Sysno::execve) || n == S(Sysno::execveat) => process::execve(t, uc, nr, a),
         n if n == S(Sysno::exit) => {
             ext::noreturn(nr);
             process::exit_thread(t, a[0] as usize, nr)
@@ -100,10 +100,31 @@ pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
         if sp > t.altstack && sp <= t.altstack_hi {
             t.handler_sp = t.handler_sp.min(sp - 512);
         }
+        // If the kernel put this activation's frame on the program's
+        // alternate stack (strata then moved to its own stack), a signal in
+        // the call would be delivered at the top of that stack, over the
+        // frame. Shrink the real alternate stack to the part below the frame
+        // for the duration, as if we were still running on it.
+        let alt = t.real_alt;
+        let frame = uc as *const UContext as u64;
+        let mut shrunk = false;
+        if alt.flags & sys::SS_DISABLE == 0 && alt.sp != t.altstack as u64 && frame.wrapping_sub(alt.sp) < alt.size {
+            let end = (frame - 8 - 128) & !15;
+            let below = StackT {
+                sp: alt.sp,
+                flags: 0,
+                _pad: 0,
+                size: end.saturating_sub(alt.sp),
+            };
+            shrunk = below.size as usize >= sys::MINSIGSTKSZ && crate::thread::set_altstack(&below) == 0;
+        }
         sys::set_sigmask(uc.sigmask);
         // SAFETY: the program's own call, re-issued as it made it.
         let r = unsafe { sys::raw6(nr, args) };
         sys::set_sigmask(!0);
+        if shrunk {
+            crate::thread::set_altstack(&alt);
+        }
         crate::thread::current().handler_sp = saved;
         r
     } else {

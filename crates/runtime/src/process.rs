@@ -127,7 +127,7 @@ pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
 /// fails here with the kernel's errno; then strata-rt itself is exec'd with
 /// the program's argv and environment plus the launch configuration, and
 /// loads the new image with capture on from its first instruction.
-pub fn execve(_t: &mut Thread, uc: &UContext, nr: usize, a: [u64; 6], _token: u64) -> isize {
+pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     if !config::follow_exec() {
         ext::noreturn(nr);
         return passthrough(uc, nr, a);
@@ -194,7 +194,7 @@ pub fn execve(_t: &mut Thread, uc: &UContext, nr: usize, a: [u64; 6], _token: u6
     // The new image inherits the real mask: make it the program's (with
     // SIGSYS really blocked if the program blocked it; the new runtime turns
     // that back into a virtual block before any trap can happen).
-    let vsys = if _t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
+    let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
     sys::set_sigmask(uc.sigmask | vsys);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };

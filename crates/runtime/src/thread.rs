@@ -63,6 +63,8 @@ pub struct Thread {
     pub handler_sp: usize,
     /// The program's alternate signal stack (virtual), or disabled.
     pub prog_altstack: StackT,
+    /// The real alternate signal stack, as strata last set it.
+    pub real_alt: StackT,
     pub prog_sud: ProgramSud,
     /// The program's GS base (virtual).
     pub prog_gs: usize,
@@ -163,6 +165,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).handler_sp = (*t).boot_sp;
         (*t).tid = 0;
         (*t).prog_altstack = StackT::DISABLED;
+        (*t).real_alt = StackT::DISABLED;
         (*t).prog_sud = ProgramSud::default();
         (*t).prog_gs = 0;
     }
@@ -212,10 +215,14 @@ pub fn enable_capture(t: &mut Thread) -> Result<(), isize> {
 }
 
 /// Sets the real alternate signal stack of the calling thread, even while
-/// strata runs on the current one.
+/// strata runs on the current one. The thread's state must be installed.
 pub fn set_altstack(ss: &StackT) -> isize {
     // SAFETY: `ss` is a valid stack_t; the stack it names is ours or the
     // program's, given by the program for this purpose. Called with all
     // signals blocked (strata's handler, or start-up before any handler).
-    unsafe { crate::asm::strata_sigaltstack_offstack(ss, core::ptr::null_mut()) }
+    let r = unsafe { crate::asm::strata_sigaltstack_offstack(ss, core::ptr::null_mut()) };
+    if r == 0 {
+        current().real_alt = *ss;
+    }
+    r
 }
