@@ -70,7 +70,7 @@ syscall_table! {
     // number, name, class, disposition, may_block, note
     0   read                    Desc    Passthrough true  "read from a descriptor";
     1   write                   Desc    Passthrough true  "write to a descriptor";
-    2   open                    File    Passthrough true  "open a path (waits on FIFOs, ttys and lease breaks)";
+    2   open                    File    Partial     true  "open a path (waits on FIFOs, ttys and lease breaks); /proc/self/environ, auxv and exe give the program's view, not strata-rt's";
     3   close                   Desc    Passthrough true  "close a descriptor (a lingering socket waits for its peer)";
     4   stat                    File    Passthrough false "file status by path, following symlinks";
     5   fstat                   Desc    Passthrough false "file status of a descriptor";
@@ -81,9 +81,9 @@ syscall_table! {
     10  mprotect                Memory  Partial     false concat!("change page protections; ", own_memory!());
     11  munmap                  Memory  Partial     false concat!("unmap a memory range; ", own_memory!());
     12  brk                     Memory  Emulated    false "move the program break; the program break is kept by strata right after the loaded program";
-    13  rt_sigaction            Signal  Partial     false "examine or set a signal's action; the program's handler is installed with strata's restorer; SIGSYS is virtualized (kept by strata, delivered by strata)";
+    13  rt_sigaction            Signal  Partial     false "examine or set a signal's action; installed as given, minus SIGSYS in the handler's mask; SIGSYS's own action is virtualized (kept by strata, delivered by strata)";
     14  rt_sigprocmask          Signal  Emulated    false "examine or change the blocked-signal mask; the mask is kept in the signal frame strata returns through; SIGSYS is never really blocked";
-    15  rt_sigreturn            Signal  Emulated    false "return from a signal handler; a frame the program built itself is restored by strata";
+    15  rt_sigreturn            Signal  Emulated    false "return from a signal handler; issued by the program's own restorer, it traps, and strata restores that frame (registers, FPU state, mask, alternate stack)";
     16  ioctl                   Desc    Passthrough true  "device-specific control of a descriptor (tty drains and device waits block)";
     17  pread64                 Desc    Passthrough true  "read at an offset without moving the file offset";
     18  pwrite64                Desc    Passthrough true  "write at an offset without moving the file offset";
@@ -195,7 +195,7 @@ syscall_table! {
     124 getsid                  Process Passthrough false "session ID of a process";
     125 capget                  Process Passthrough false "read a thread's capability sets";
     126 capset                  Process Passthrough false "set the caller's capability sets";
-    127 rt_sigpending           Signal  Passthrough false "signals pending for the thread or the process";
+    127 rt_sigpending           Signal  Partial     false "signals pending for the thread or the process; a SIGSYS strata holds for the program is added";
     128 rt_sigtimedwait         Signal  Partial     true  concat!("wait for one of a set of signals, with a timeout; ", no_sigsys_in_mask!());
     129 rt_sigqueueinfo         Signal  Passthrough false "queue a signal with data to a process";
     130 rt_sigsuspend           Signal  Partial     true  concat!("wait for a signal with a temporary mask; ", no_sigsys_in_mask!());
@@ -299,7 +299,7 @@ syscall_table! {
     228 clock_gettime           Time    Passthrough false "read a clock (usually answered by the vDSO, without a syscall)";
     229 clock_getres            Time    Passthrough false "resolution of a clock";
     230 clock_nanosleep         Time    Passthrough true  "sleep on a chosen clock, relative or until an absolute time";
-    231 exit_group              Process Passthrough false "end every thread of the process";
+    231 exit_group              Process Emulated    false "end every thread of the process; strata frees the caller's state first (a vfork or CLONE_VM child shares strata's pool with its parent)";
     232 epoll_wait              Desc    Passthrough true  "wait for events on an epoll instance";
     233 epoll_ctl               Desc    Passthrough false "add, change or remove an epoll watch";
     234 tgkill                  Signal  Passthrough false "send a signal to a thread of a given thread group";
@@ -325,7 +325,7 @@ syscall_table! {
     254 inotify_add_watch       File    Passthrough false "watch a path for file-system events";
     255 inotify_rm_watch        Desc    Passthrough false "remove an inotify watch";
     256 migrate_pages           Memory  Passthrough false "move a process's pages between NUMA nodes";
-    257 openat                  File    Passthrough true  "open a path relative to a directory descriptor (waits on FIFOs, ttys and lease breaks)";
+    257 openat                  File    Partial     true  "open a path relative to a directory descriptor (waits on FIFOs, ttys and lease breaks); absolute /proc/self/environ, auxv and exe give the program's view";
     258 mkdirat                 File    Passthrough false "create a directory relative to a directory descriptor";
     259 mknodat                 File    Passthrough false "create a special file relative to a directory descriptor";
     260 fchownat                File    Passthrough false "change an owner relative to a directory descriptor";

@@ -65,6 +65,9 @@ fn runtime_dispositions() {
     use Disposition::*;
     let expect = [
         ("rt_sigaction", Partial),
+        ("rt_sigpending", Partial),
+        ("open", Partial),
+        ("openat", Partial),
         ("rt_sigprocmask", Emulated),
         ("rt_sigreturn", Emulated),
         ("sigaltstack", Emulated),
@@ -88,6 +91,7 @@ fn runtime_dispositions() {
         ("readlinkat", Partial),
         ("arch_prctl", Partial),
         ("exit", Emulated),
+        ("exit_group", Emulated),
         ("mmap", Partial),
         ("munmap", Partial),
         ("mprotect", Partial),
