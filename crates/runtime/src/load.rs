@@ -304,15 +304,14 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     Ok(bias)
 }
 
-/// Resolves `/proc/self/fd/N` of an open file: the kernel's name for it.
-fn canonical_name(f: &File, out: &mut Path) {
-    let mut link = [0u8; 32];
+/// The kernel's name for open descriptor `fd` (the target of
+/// /proc/self/fd/N), into `out`; its length.
+pub fn fd_name(fd: usize, out: &mut Path) -> Result<usize, isize> {
+    let mut link = [0u8; 40];
     let prefix = b"/proc/self/fd/";
     link[..prefix.len()].copy_from_slice(prefix);
-    let mut n = prefix.len();
     let mut digits = [0u8; 20];
-    let mut d = 0;
-    let mut v = f.fd;
+    let (mut d, mut v) = (0, fd);
     loop {
         digits[d] = b'0' + (v % 10) as u8;
         d += 1;
@@ -321,23 +320,21 @@ fn canonical_name(f: &File, out: &mut Path) {
             break;
         }
     }
-    while d > 0 {
-        d -= 1;
-        link[n] = digits[d];
-        n += 1;
+    for (i, &c) in digits[..d].iter().rev().enumerate() {
+        link[prefix.len() + i] = c;
     }
-    link[n] = 0;
-    // SAFETY: `link` is NUL-terminated, the output buffer's size is passed.
+    // SAFETY: `link` is NUL-terminated (zeroed beyond the digits); the output
+    // buffer's size is passed.
     let r = unsafe {
         sys::sc(
             Sysno::readlink,
             &[link.as_ptr() as usize, out.buf.as_mut_ptr() as usize, PATH_MAX],
         )
     };
-    if let Ok(len) = sys::check(r) {
-        out.len = len;
-        out.buf[len] = 0;
-    }
+    let len = sys::check(r)?;
+    out.len = len;
+    out.buf[len] = 0;
+    Ok(len)
 }
 
 /// What the initial stack needs.
@@ -418,7 +415,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     let head = read_head(&f, main_head).unwrap_or_else(|e| fail(path.bytes(), e));
     let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
     // SAFETY: single-threaded start.
-    canonical_name(&f, unsafe { &mut *core::ptr::addr_of_mut!(EXE) });
+    let _ = fd_name(f.fd, unsafe { &mut *core::ptr::addr_of_mut!(EXE) });
 
     let rnd = randomized();
     let hint = if p.interp.is_some() {

@@ -223,35 +223,7 @@ fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Resu
     }
     // Relative to a directory descriptor, or the descriptor itself.
     let mut link = Path::new();
-    let mut name = [0u8; 40];
-    let mut l = 0;
-    for &b in b"/proc/self/fd/" {
-        name[l] = b;
-        l += 1;
-    }
-    let mut digits = [0u8; 20];
-    let (mut d, mut v) = (0, dirfd as usize);
-    loop {
-        digits[d] = b'0' + (v % 10) as u8;
-        d += 1;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    while d > 0 {
-        d -= 1;
-        name[l] = digits[d];
-        l += 1;
-    }
-    // SAFETY: `name` is NUL-terminated (zeroed), output size passed.
-    let r = unsafe {
-        sys::sc(
-            Sysno::readlink,
-            &[name.as_ptr() as usize, link.buf.as_mut_ptr() as usize, 4096],
-        )
-    };
-    let len = sys::check(r).map_err(|_| 9isize /* EBADF */)?;
+    let len = load::fd_name(dirfd as usize, &mut link).map_err(|_| 9isize /* EBADF */)?;
     if p.is_empty() {
         if flags & AT_EMPTY_PATH == 0 {
             return Err(sys::ENOENT);
