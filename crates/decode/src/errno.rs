@@ -171,8 +171,8 @@ pub fn errno_name(e: i32) -> Option<&'static str> {
 
 /// glibc's `strerror` text for error number `e` ("No such file or
 /// directory" for 2). Numbers glibc has no text for give "Unknown error";
-/// glibc appends the number (`Unknown error 512`), which
-/// [`write_strerror`] does.
+/// glibc appends the number (`Unknown error 512`), and so do the results
+/// this crate formats.
 pub fn strerror(e: i32) -> &'static str {
     match e {
         0 => "Success",

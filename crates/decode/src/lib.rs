@@ -35,12 +35,17 @@
 //!
 //! strace decodes inputs when the call starts and outputs when it returns;
 //! [`format_call`] does both after the call returned, which is the same
-//! except for calls that change or destroy their own inputs (the kernel
-//! rewrites `select`'s fd sets, a successful `execve` replaces the memory
-//! holding its arguments). [`inputs_change`] names those calls: format them
-//! at entry with [`Options::out_args`] false, then finish the line with
-//! [`format_resumed`]. The same two functions print strace's split lines
-//! (`read(3,  <unfinished ...>` / `<... read resumed>"...", 4096) = 12`).
+//! except for calls that change or destroy their own inputs
+//! ([`inputs_change`]). For most of them (the length behind accept's
+//! length pointer, `[128 => 16]`, sendfile's offset, recvmmsg's timeout)
+//! take an [`EntryState`] with [`entry_state`] when the call starts and
+//! pass it to [`format_call_with`] when it returns. execve and execveat (a
+//! successful call replaces the memory) and select, pselect6 and ppoll
+//! (the kernel rewrites the fd sets and the timeout) must instead be
+//! formatted in two halves: [`format_call`] with [`Options::out_args`]
+//! false when the call starts, [`format_resumed`] when it returns. The same
+//! two functions print strace's split lines (`read(3,  <unfinished ...>` /
+//! `<... read resumed>"...", 4096) = 12`).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -65,6 +70,8 @@ pub use errno::{errno_name, strerror};
 pub trait Memory {
     /// Reads up to `buf.len()` bytes at `addr`; returns how many bytes were
     /// read (may be fewer, at an unmapped page), `Err` on a fault at `addr`.
+    /// (A fault is all the formatter needs to know: it prints the address.)
+    #[allow(clippy::result_unit_err)]
     fn read(&self, addr: u64, buf: &mut [u8]) -> Result<usize, ()>;
 }
 
@@ -84,12 +91,70 @@ pub struct Options {
 
 impl Options {
     /// strace's defaults: `-s 32`, decoded, whole calls.
-    pub const DEFAULT: Options = Options { string_limit: 32, raw: false, out_args: true };
+    pub const DEFAULT: Options = Options {
+        string_limit: 32,
+        raw: false,
+        out_args: true,
+    };
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options::DEFAULT
+    }
+}
+
+/// What strace reads when a call starts and shows when it returns, for the
+/// few calls whose inputs the call rewrites in place: the length behind
+/// accept's, getsockname's, recvfrom's, recvmsg's and getsockopt's length
+/// pointer (`[128 => 16]`), sendfile's offset (`[0] => [100]`) and
+/// recvmmsg's timeout. Take it with [`entry_state`] when the call starts
+/// and pass it to [`format_call_with`] or [`format_resumed`]; 16 bytes,
+/// `Copy`, nothing to free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntryState {
+    words: [u64; 2],
+    valid: bool,
+}
+
+impl EntryState {
+    /// Nothing saved: inputs are read when formatting.
+    pub const NONE: EntryState = EntryState {
+        words: [0; 2],
+        valid: false,
+    };
+
+    pub(crate) fn word(&self, i: usize) -> Option<u64> {
+        self.valid.then_some(self.words[i])
+    }
+}
+
+/// Reads, when call `nr` starts, what [`EntryState`] keeps for it
+/// ([`EntryState::NONE`] for the other calls). Cheap: at most one small
+/// read through `mem`.
+pub fn entry_state(nr: usize, args: &[u64; 6], mem: &dyn Memory) -> EntryState {
+    let int_at = |addr: u64| {
+        let mut b = [0u8; 4];
+        (addr != 0 && out::read_exact(mem, addr, &mut b)).then(|| i32::from_le_bytes(b) as i64 as u64)
+    };
+    let words = match nr {
+        nr::ACCEPT | nr::ACCEPT4 | nr::GETSOCKNAME | nr::GETPEERNAME if args[1] != 0 => int_at(args[2]).map(|v| [v, 0]),
+        nr::RECVFROM if args[4] != 0 => int_at(args[5]).map(|v| [v, 0]),
+        nr::GETSOCKOPT => int_at(args[4]).map(|v| [v, 0]),
+        nr::RECVMSG if args[1] != 0 => int_at(args[1].wrapping_add(8)).map(|v| [v, 0]),
+        nr::SENDFILE if args[2] != 0 => {
+            let mut b = [0u8; 8];
+            out::read_exact(mem, args[2], &mut b).then(|| [u64::from_le_bytes(b), 0])
+        }
+        nr::RECVMMSG if args[4] != 0 => {
+            let mut b = [0u8; 16];
+            out::read_exact(mem, args[4], &mut b).then(|| [out::le_u64(&b[0..]), out::le_u64(&b[8..])])
+        }
+        _ => None,
+    };
+    match words {
+        Some(words) => EntryState { words, valid: true },
+        None => EntryState::NONE,
     }
 }
 
@@ -103,6 +168,11 @@ impl Default for Options {
 /// strace does; inputs are read through `mem` too, so call this before the
 /// program can change them. Unknown numbers print as strace prints them:
 /// `syscall_0x1c8(0x1, ...)`.
+///
+/// One call needs more than its arguments: `rt_sigreturn` has none, and
+/// strace shows the signal mask its frame restores (`rt_sigreturn({mask=[]})`),
+/// found from the stack pointer. Pass the stack pointer at the `syscall`
+/// instruction as `args[0]` for it (0 prints `rt_sigreturn()`).
 pub fn format_call(
     out: &mut dyn Write,
     nr: usize,
@@ -111,15 +181,34 @@ pub fn format_call(
     mem: &dyn Memory,
     opts: &Options,
 ) -> fmt::Result {
-    let phase = if opts.out_args { out::Phase::Whole } else { out::Phase::Entry };
+    format_call_with(out, nr, args, ret, mem, opts, &EntryState::NONE)
+}
+
+/// [`format_call`] with what [`entry_state`] saved when the call started,
+/// for the calls that rewrite their inputs (see [`EntryState`]).
+pub fn format_call_with(
+    out: &mut dyn Write,
+    nr: usize,
+    args: &[u64; 6],
+    ret: i64,
+    mem: &dyn Memory,
+    opts: &Options,
+    entry: &EntryState,
+) -> fmt::Result {
+    let phase = if opts.out_args {
+        out::Phase::Whole
+    } else {
+        out::Phase::Entry
+    };
     write_name(out, nr)?;
     out.write_str("(")?;
-    run(out, nr, args, ret, mem, opts, phase)
+    run(out, nr, args, ret, mem, opts, phase, entry)
 }
 
 /// Writes the exit half of a split line: `<... read resumed>` and what
 /// [`format_call`] with `out_args` false left out (`"data", 4096)`), up to
-/// and including the closing parenthesis.
+/// and including the closing parenthesis. `entry` is what [`entry_state`]
+/// saved when the call started, or [`EntryState::NONE`].
 pub fn format_resumed(
     out: &mut dyn Write,
     nr: usize,
@@ -127,13 +216,15 @@ pub fn format_resumed(
     ret: i64,
     mem: &dyn Memory,
     opts: &Options,
+    entry: &EntryState,
 ) -> fmt::Result {
     out.write_str("<... ")?;
     write_name(out, nr)?;
     out.write_str(" resumed>")?;
-    run(out, nr, args, ret, mem, opts, out::Phase::Exit)
+    run(out, nr, args, ret, mem, opts, out::Phase::Exit, entry)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     out: &mut dyn Write,
     nr: usize,
@@ -142,10 +233,12 @@ fn run(
     mem: &dyn Memory,
     opts: &Options,
     phase: out::Phase,
+    entry: &EntryState,
 ) -> fmt::Result {
     // On entry the result is not known yet: decode as if the call succeeded.
     let ret = if phase == out::Phase::Entry { 0 } else { ret };
     let mut p = out::P::new(out, mem, *args, ret, opts.string_limit, phase);
+    p.entry = *entry;
     let r = if opts.raw || strata_syscall_table::name(nr).is_none() {
         p.hex_args(0, nargs(nr))
     } else {
@@ -245,21 +338,25 @@ fn format_result_inner(
     }
     if opts.raw {
         out.write_str(" = ")?;
-        return if ret == 0 { out.write_str("0") } else { write!(out, "{:#x}", ret as u64) };
+        return if ret == 0 {
+            out.write_str("0")
+        } else {
+            write!(out, "{:#x}", ret as u64)
+        };
     }
     let mut p = out::P::new(out, mem, *args, ret, opts.string_limit, out::Phase::Whole);
     sys::result(&mut p, nr, aux)
 }
 
-/// True for the calls whose inputs the call itself changes or destroys, so
-/// that formatting them after they return cannot show what strace shows:
-/// the caller should format them when they start (`out_args` false) and
-/// finish with [`format_resumed`]. These are execve and execveat (a
-/// successful call replaces the memory), select and pselect6 (the fd sets
-/// and the timeout are rewritten), and the calls whose length argument is
-/// rewritten (accept, accept4, getsockname, getpeername, recvfrom,
-/// recvmsg, getsockopt), where strace shows the old and the new value
-/// (`[128 => 16]`) and a formatter called after the call only sees the new one.
+/// True for the calls whose inputs the call itself rewrites or destroys,
+/// so that formatting them when they return, from their arguments alone,
+/// cannot show what strace shows. For accept, accept4, getsockname,
+/// getpeername, recvfrom, recvmsg, getsockopt (the length: `[128 => 16]`),
+/// sendfile (the offset: `[0] => [100]`) and recvmmsg (the timeout), an
+/// [`entry_state`] taken when the call starts is enough. execve, execveat
+/// (a successful call replaces the memory), select, pselect6 and ppoll (the
+/// fd sets and the timeout are rewritten) need their entry half formatted
+/// when they start ([`Options::out_args`] false, then [`format_resumed`]).
 pub fn inputs_change(nr: usize) -> bool {
     matches!(
         nr,
@@ -267,6 +364,9 @@ pub fn inputs_change(nr: usize) -> bool {
             | nr::EXECVEAT
             | nr::SELECT
             | nr::PSELECT6
+            | nr::PPOLL
+            | nr::RECVMMSG
+            | nr::SENDFILE
             | nr::ACCEPT
             | nr::ACCEPT4
             | nr::GETSOCKNAME

@@ -39,6 +39,8 @@ pub(crate) struct P<'a> {
     exiting: bool,
     /// Entry phase reached its end: output stops (see [`P::exiting`]).
     pub(crate) stopped: bool,
+    /// What the caller saved when the call started ([`crate::entry_state`]).
+    pub(crate) entry: crate::EntryState,
 }
 
 impl Write for P<'_> {
@@ -67,10 +69,26 @@ pub(crate) struct Style {
     pub(crate) omit_trailing_0: bool,
 }
 
-pub(crate) const PLAIN: Style = Style { nul: false, hex: false, omit_trailing_0: false };
-pub(crate) const CSTR: Style = Style { nul: true, hex: false, omit_trailing_0: false };
-pub(crate) const HEX: Style = Style { nul: false, hex: true, omit_trailing_0: false };
-pub(crate) const OMIT_TRAILING_0: Style = Style { nul: false, hex: false, omit_trailing_0: true };
+pub(crate) const PLAIN: Style = Style {
+    nul: false,
+    hex: false,
+    omit_trailing_0: false,
+};
+pub(crate) const CSTR: Style = Style {
+    nul: true,
+    hex: false,
+    omit_trailing_0: false,
+};
+pub(crate) const HEX: Style = Style {
+    nul: false,
+    hex: true,
+    omit_trailing_0: false,
+};
+pub(crate) const OMIT_TRAILING_0: Style = Style {
+    nul: false,
+    hex: false,
+    omit_trailing_0: true,
+};
 
 /// A source of bytes by index.
 pub(crate) trait Bytes {
@@ -95,7 +113,13 @@ pub(crate) struct MemBytes<'m> {
 
 impl<'m> MemBytes<'m> {
     pub(crate) fn new(mem: &'m dyn Memory, base: u64) -> Self {
-        MemBytes { mem, base, start: 0, len: 0, buf: [0; 256] }
+        MemBytes {
+            mem,
+            base,
+            start: 0,
+            len: 0,
+            buf: [0; 256],
+        }
     }
 
     /// The byte at `base + i`, or None if it cannot be read.
@@ -145,7 +169,17 @@ impl<'a> P<'a> {
         limit: usize,
         phase: Phase,
     ) -> Self {
-        P { w, mem, a, ret, limit, phase, exiting: false, stopped: false }
+        P {
+            w,
+            mem,
+            a,
+            ret,
+            limit,
+            phase,
+            exiting: false,
+            stopped: false,
+            entry: crate::EntryState::NONE,
+        }
     }
 
     /// Marks the point where strace's decoder returns on entering the call:
@@ -171,11 +205,6 @@ impl<'a> P<'a> {
     /// The call failed (only meaningful when exiting).
     pub(crate) fn failed(&self) -> bool {
         self.phase != Phase::Entry && is_err(self.ret)
-    }
-
-    /// The return value as strace's `u_rval` when the call succeeded.
-    pub(crate) fn rval(&self) -> i64 {
-        self.ret
     }
 
     // ---- numbers -------------------------------------------------------
@@ -276,7 +305,11 @@ impl<'a> P<'a> {
     /// `print_symbolic_mode_t`: `S_IFREG|0644`.
     pub(crate) fn symbolic_mode(&mut self, mode: u32) -> R {
         let ifmt = mode & 0o170000;
-        let name = if ifmt != 0 { lookup(crate::xlat::MODETYPES, ifmt as u64) } else { Some("") };
+        let name = if ifmt != 0 {
+            lookup(crate::xlat::MODETYPES, ifmt as u64)
+        } else {
+            Some("")
+        };
         let Some(name) = name else {
             return self.oct(mode as u64);
         };
@@ -381,14 +414,6 @@ impl<'a> P<'a> {
             }
         }
         Ok(End::Full)
-    }
-
-    /// `print_quoted_string(str, size, QUOTE_0_TERMINATED)` on a local
-    /// buffer: at most `size - 1` bytes, up to a NUL, no ellipsis.
-    pub(crate) fn quoted_cstring_buf(&mut self, buf: &[u8], size: usize) -> R {
-        let n = size.saturating_sub(1).min(buf.len());
-        self.quote(&mut &buf[..n], n, CSTR)?;
-        Ok(())
     }
 
     /// `print_quoted_cstring` on a local buffer (PRINT_FIELD_CSTRING):
@@ -717,7 +742,11 @@ impl<'a> P<'a> {
         let Some(end) = addr.checked_add(size) else {
             return self.addr(addr);
         };
-        let abbrev_end = if (self.limit as u64) < n { addr + N as u64 * self.limit as u64 } else { end };
+        let abbrev_end = if (self.limit as u64) < n {
+            addr + N as u64 * self.limit as u64
+        } else {
+            end
+        };
         let mut cur = addr;
         let fail_on_error = !ignore_error && self.exiting && self.failed();
         while cur < end {
@@ -820,10 +849,39 @@ pub(crate) enum Sig {
 }
 
 static SIGNALS: [&str; 33] = [
-    "0", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL", "SIGUSR1",
-    "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP",
-    "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR",
-    "SIGSYS", "SIGRTMIN",
+    "0",
+    "SIGHUP",
+    "SIGINT",
+    "SIGQUIT",
+    "SIGILL",
+    "SIGTRAP",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGFPE",
+    "SIGKILL",
+    "SIGUSR1",
+    "SIGSEGV",
+    "SIGUSR2",
+    "SIGPIPE",
+    "SIGALRM",
+    "SIGTERM",
+    "SIGSTKFLT",
+    "SIGCHLD",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGURG",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGWINCH",
+    "SIGIO",
+    "SIGPWR",
+    "SIGSYS",
+    "SIGRTMIN",
 ];
 
 /// strace's `signame`: names for 1..=32, SIGRT_n for 33..=64.
@@ -850,5 +908,12 @@ fn civil(t: i64) -> (i64, u32, u32, u32, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let y = if m <= 2 { y + 1 } else { y };
-    (y, m, d, (secs / 3600) as u32, (secs / 60 % 60) as u32, (secs % 60) as u32)
+    (
+        y,
+        m,
+        d,
+        (secs / 3600) as u32,
+        (secs / 60 % 60) as u32,
+        (secs % 60) as u32,
+    )
 }

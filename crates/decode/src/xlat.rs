@@ -51,12 +51,7 @@ pub(crate) static OPEN_RESOLVE_FLAGS: Xlat = &[
 ];
 
 // access_modes (strace src/xlat/access_modes.in)
-pub(crate) static ACCESS_MODES: Xlat = &[
-    (0x0, "F_OK"),
-    (0x4, "R_OK"),
-    (0x2, "W_OK"),
-    (0x1, "X_OK"),
-];
+pub(crate) static ACCESS_MODES: Xlat = &[(0x0, "F_OK"), (0x4, "R_OK"), (0x2, "W_OK"), (0x1, "X_OK")];
 
 // at_flags (strace src/xlat/at_flags.in)
 pub(crate) static AT_FLAGS: Xlat = &[
@@ -160,9 +155,7 @@ pub(crate) static FCNTLCMDS: Xlat = &[
 ];
 
 // fdflags (strace src/xlat/fdflags.in)
-pub(crate) static FDFLAGS: Xlat = &[
-    (0x1, "FD_CLOEXEC"),
-];
+pub(crate) static FDFLAGS: Xlat = &[(0x1, "FD_CLOEXEC")];
 
 // rename_flags (strace src/xlat/rename_flags.in)
 pub(crate) static RENAME_FLAGS: Xlat = &[
@@ -241,23 +234,13 @@ pub(crate) static MREMAP_FLAGS: Xlat = &[
 ];
 
 // mctl_sync (strace src/xlat/mctl_sync.in)
-pub(crate) static MCTL_SYNC: Xlat = &[
-    (0x4, "MS_SYNC"),
-    (0x1, "MS_ASYNC"),
-    (0x2, "MS_INVALIDATE"),
-];
+pub(crate) static MCTL_SYNC: Xlat = &[(0x4, "MS_SYNC"), (0x1, "MS_ASYNC"), (0x2, "MS_INVALIDATE")];
 
 // mlockall_flags (strace src/xlat/mlockall_flags.in)
-pub(crate) static MLOCKALL_FLAGS: Xlat = &[
-    (0x1, "MCL_CURRENT"),
-    (0x2, "MCL_FUTURE"),
-    (0x4, "MCL_ONFAULT"),
-];
+pub(crate) static MLOCKALL_FLAGS: Xlat = &[(0x1, "MCL_CURRENT"), (0x2, "MCL_FUTURE"), (0x4, "MCL_ONFAULT")];
 
 // mlock_flags (strace src/xlat/mlock_flags.in)
-pub(crate) static MLOCK_FLAGS: Xlat = &[
-    (0x1, "MLOCK_ONFAULT"),
-];
+pub(crate) static MLOCK_FLAGS: Xlat = &[(0x1, "MLOCK_ONFAULT")];
 
 // addrfams (strace src/xlat/addrfams.in) indexed
 pub(crate) static ADDRFAMS: Xlat = &[
@@ -321,10 +304,7 @@ pub(crate) static SOCKTYPES: Xlat = &[
 ];
 
 // sock_type_flags (strace src/xlat/sock_type_flags.in)
-pub(crate) static SOCK_TYPE_FLAGS: Xlat = &[
-    (0x80000, "SOCK_CLOEXEC"),
-    (0x800, "SOCK_NONBLOCK"),
-];
+pub(crate) static SOCK_TYPE_FLAGS: Xlat = &[(0x80000, "SOCK_CLOEXEC"), (0x800, "SOCK_NONBLOCK")];
 
 // inet_protocols (strace src/xlat/inet_protocols.in) sorted
 pub(crate) static INET_PROTOCOLS: Xlat = &[
@@ -513,11 +493,7 @@ pub(crate) static SOCK_OPTIONS: Xlat = &[
 ];
 
 // shutdown_modes (strace src/xlat/shutdown_modes.in) indexed
-pub(crate) static SHUTDOWN_MODES: Xlat = &[
-    (0x0, "SHUT_RD"),
-    (0x1, "SHUT_WR"),
-    (0x2, "SHUT_RDWR"),
-];
+pub(crate) static SHUTDOWN_MODES: Xlat = &[(0x0, "SHUT_RD"), (0x1, "SHUT_WR"), (0x2, "SHUT_RDWR")];
 
 // sock_ip_options (strace src/xlat/sock_ip_options.in) indexed
 pub(crate) static SOCK_IP_OPTIONS: Xlat = &[
@@ -656,12 +632,7 @@ pub(crate) static WAIT4_OPTIONS: Xlat = &[
 ];
 
 // waitid_types (strace src/xlat/waitid_types.in) indexed
-pub(crate) static WAITID_TYPES: Xlat = &[
-    (0x0, "P_ALL"),
-    (0x1, "P_PID"),
-    (0x2, "P_PGID"),
-    (0x3, "P_PIDFD"),
-];
+pub(crate) static WAITID_TYPES: Xlat = &[(0x0, "P_ALL"), (0x1, "P_PID"), (0x2, "P_PGID"), (0x3, "P_PIDFD")];
 
 // resources (strace src/xlat/resources.in) indexed
 pub(crate) static RESOURCES: Xlat = &[
@@ -783,11 +754,7 @@ pub(crate) static ARCHVALS: Xlat = &[
 ];
 
 // getrandom_flags (strace src/xlat/getrandom_flags.in)
-pub(crate) static GETRANDOM_FLAGS: Xlat = &[
-    (0x1, "GRND_NONBLOCK"),
-    (0x2, "GRND_RANDOM"),
-    (0x4, "GRND_INSECURE"),
-];
+pub(crate) static GETRANDOM_FLAGS: Xlat = &[(0x1, "GRND_NONBLOCK"), (0x2, "GRND_RANDOM"), (0x4, "GRND_INSECURE")];
 
 // futexops (strace src/xlat/futexops.in)
 pub(crate) static FUTEXOPS: Xlat = &[
@@ -844,9 +811,7 @@ pub(crate) static CLOCKNAMES: Xlat = &[
 ];
 
 // clockflags (strace src/xlat/clockflags.in)
-pub(crate) static CLOCKFLAGS: Xlat = &[
-    (0x1, "TIMER_ABSTIME"),
-];
+pub(crate) static CLOCKFLAGS: Xlat = &[(0x1, "TIMER_ABSTIME")];
 
 // pollflags (strace src/xlat/pollflags.in)
 pub(crate) static POLLFLAGS: Xlat = &[
@@ -867,15 +832,11 @@ pub(crate) static POLLFLAGS: Xlat = &[
 ];
 
 // sigprocmaskcmds (strace src/xlat/sigprocmaskcmds.in)
-pub(crate) static SIGPROCMASKCMDS: Xlat = &[
-    (0x0, "SIG_BLOCK"),
-    (0x1, "SIG_UNBLOCK"),
-    (0x2, "SIG_SETMASK"),
-];
+pub(crate) static SIGPROCMASKCMDS: Xlat = &[(0x0, "SIG_BLOCK"), (0x1, "SIG_UNBLOCK"), (0x2, "SIG_SETMASK")];
 
 // sigact_flags (strace src/xlat/sigact_flags.in)
 pub(crate) static SIGACT_FLAGS: Xlat = &[
-    (0x4000000, "SA_RESTORER"), // added by hand (strace takes it from <asm/signal.h>)
+    (0x4000000, "SA_RESTORER"), // added by hand
     (0x8000000, "SA_ONSTACK"),
     (0x10000000, "SA_RESTART"),
     (0x20000000, "SA_INTERRUPT"),
@@ -890,11 +851,7 @@ pub(crate) static SIGACT_FLAGS: Xlat = &[
 ];
 
 // sa_handler_values (strace src/xlat/sa_handler_values.in)
-pub(crate) static SA_HANDLER_VALUES: Xlat = &[
-    (0xffffffffffffffff, "SIG_ERR"),
-    (0x0, "SIG_DFL"),
-    (0x1, "SIG_IGN"),
-];
+pub(crate) static SA_HANDLER_VALUES: Xlat = &[(0xffffffffffffffff, "SIG_ERR"), (0x0, "SIG_DFL"), (0x1, "SIG_IGN")];
 
 // schedulers (strace src/xlat/schedulers.in)
 pub(crate) static SCHEDULERS: Xlat = &[
@@ -908,11 +865,7 @@ pub(crate) static SCHEDULERS: Xlat = &[
 ];
 
 // priorities (strace src/xlat/priorities.in)
-pub(crate) static PRIORITIES: Xlat = &[
-    (0x0, "PRIO_PROCESS"),
-    (0x1, "PRIO_PGRP"),
-    (0x2, "PRIO_USER"),
-];
+pub(crate) static PRIORITIES: Xlat = &[(0x0, "PRIO_PROCESS"), (0x1, "PRIO_PGRP"), (0x2, "PRIO_USER")];
 
 // advise (strace src/xlat/advise.in)
 pub(crate) static ADVISE: Xlat = &[
@@ -943,11 +896,7 @@ pub(crate) static EFD_FLAGS: Xlat = &[
 ];
 
 // epollctls (strace src/xlat/epollctls.in) indexed
-pub(crate) static EPOLLCTLS: Xlat = &[
-    (0x1, "EPOLL_CTL_ADD"),
-    (0x2, "EPOLL_CTL_DEL"),
-    (0x3, "EPOLL_CTL_MOD"),
-];
+pub(crate) static EPOLLCTLS: Xlat = &[(0x1, "EPOLL_CTL_ADD"), (0x2, "EPOLL_CTL_DEL"), (0x3, "EPOLL_CTL_MOD")];
 
 // epollevents (strace src/xlat/epollevents.in)
 pub(crate) static EPOLLEVENTS: Xlat = &[
@@ -970,15 +919,10 @@ pub(crate) static EPOLLEVENTS: Xlat = &[
 ];
 
 // epollflags (strace src/xlat/epollflags.in)
-pub(crate) static EPOLLFLAGS: Xlat = &[
-    (0x80000, "EPOLL_CLOEXEC"),
-];
+pub(crate) static EPOLLFLAGS: Xlat = &[(0x80000, "EPOLL_CLOEXEC")];
 
 // sfd_flags (strace src/xlat/sfd_flags.in)
-pub(crate) static SFD_FLAGS: Xlat = &[
-    (0x80000, "SFD_CLOEXEC"),
-    (0x800, "SFD_NONBLOCK"),
-];
+pub(crate) static SFD_FLAGS: Xlat = &[(0x80000, "SFD_CLOEXEC"), (0x800, "SFD_NONBLOCK")];
 
 // inotify_flags (strace src/xlat/inotify_flags.in)
 pub(crate) static INOTIFY_FLAGS: Xlat = &[
@@ -1007,17 +951,10 @@ pub(crate) static INOTIFY_FLAGS: Xlat = &[
 ];
 
 // inotify_init_flags (strace src/xlat/inotify_init_flags.in)
-pub(crate) static INOTIFY_INIT_FLAGS: Xlat = &[
-    (0x800, "IN_NONBLOCK"),
-    (0x80000, "IN_CLOEXEC"),
-];
+pub(crate) static INOTIFY_INIT_FLAGS: Xlat = &[(0x800, "IN_NONBLOCK"), (0x80000, "IN_CLOEXEC")];
 
 // memfd_create_flags (strace src/xlat/memfd_create_flags.in)
-pub(crate) static MEMFD_CREATE_FLAGS: Xlat = &[
-    (0x1, "MFD_CLOEXEC"),
-    (0x2, "MFD_ALLOW_SEALING"),
-    (0x4, "MFD_HUGETLB"),
-];
+pub(crate) static MEMFD_CREATE_FLAGS: Xlat = &[(0x1, "MFD_CLOEXEC"), (0x2, "MFD_ALLOW_SEALING"), (0x4, "MFD_HUGETLB")];
 
 // flockcmds (strace src/xlat/flockcmds.in)
 pub(crate) static FLOCKCMDS: Xlat = &[
@@ -1032,17 +969,10 @@ pub(crate) static FLOCKCMDS: Xlat = &[
 ];
 
 // close_range_flags (strace src/xlat/close_range_flags.in)
-pub(crate) static CLOSE_RANGE_FLAGS: Xlat = &[
-    (0x2, "CLOSE_RANGE_UNSHARE"),
-    (0x4, "CLOSE_RANGE_CLOEXEC"),
-];
+pub(crate) static CLOSE_RANGE_FLAGS: Xlat = &[(0x2, "CLOSE_RANGE_UNSHARE"), (0x4, "CLOSE_RANGE_CLOEXEC")];
 
 // itimer_which (strace src/xlat/itimer_which.in) indexed
-pub(crate) static ITIMER_WHICH: Xlat = &[
-    (0x0, "ITIMER_REAL"),
-    (0x1, "ITIMER_VIRTUAL"),
-    (0x2, "ITIMER_PROF"),
-];
+pub(crate) static ITIMER_WHICH: Xlat = &[(0x0, "ITIMER_REAL"), (0x1, "ITIMER_VIRTUAL"), (0x2, "ITIMER_PROF")];
 
 // splice_flags (strace src/xlat/splice_flags.in)
 pub(crate) static SPLICE_FLAGS: Xlat = &[
@@ -1053,10 +983,7 @@ pub(crate) static SPLICE_FLAGS: Xlat = &[
 ];
 
 // xattrflags (strace src/xlat/xattrflags.in)
-pub(crate) static XATTRFLAGS: Xlat = &[
-    (0x1, "XATTR_CREATE"),
-    (0x2, "XATTR_REPLACE"),
-];
+pub(crate) static XATTRFLAGS: Xlat = &[(0x1, "XATTR_CREATE"), (0x2, "XATTR_REPLACE")];
 
 // membarrier_cmds (strace src/xlat/membarrier_cmds.in)
 pub(crate) static MEMBARRIER_CMDS: Xlat = &[
@@ -1073,9 +1000,7 @@ pub(crate) static MEMBARRIER_CMDS: Xlat = &[
 ];
 
 // pidfd_open_flags (strace src/xlat/pidfd_open_flags.in)
-pub(crate) static PIDFD_OPEN_FLAGS: Xlat = &[
-    (0x800, "PIDFD_NONBLOCK"),
-];
+pub(crate) static PIDFD_OPEN_FLAGS: Xlat = &[(0x800, "PIDFD_NONBLOCK")];
 
 // unshare_flags (strace src/xlat/unshare_flags.in)
 pub(crate) static UNSHARE_FLAGS: Xlat = &[
@@ -1177,11 +1102,7 @@ pub(crate) static RWF_FLAGS: Xlat = &[
 ];
 
 // sigaltstack_flags (strace src/xlat/sigaltstack_flags.in)
-pub(crate) static SIGALTSTACK_FLAGS: Xlat = &[
-    (0x1, "SS_ONSTACK"),
-    (0x2, "SS_DISABLE"),
-    (0x80000000, "SS_AUTODISARM"),
-];
+pub(crate) static SIGALTSTACK_FLAGS: Xlat = &[(0x1, "SS_ONSTACK"), (0x2, "SS_DISABLE"), (0x80000000, "SS_AUTODISARM")];
 
 // umount_flags (strace src/xlat/umount_flags.in)
 pub(crate) static UMOUNT_FLAGS: Xlat = &[
@@ -1341,52 +1262,6 @@ pub(crate) static FSMAGIC: Xlat = &[
     (0xff534d42, "CIFS_SUPER_MAGIC"),
 ];
 
-// ptrace_cmds (strace src/xlat/ptrace_cmds.in)
-pub(crate) static PTRACE_CMDS: Xlat = &[
-    (0x0, "PTRACE_TRACEME"),
-    (0x1, "PTRACE_PEEKTEXT"),
-    (0x2, "PTRACE_PEEKDATA"),
-    (0x3, "PTRACE_PEEKUSER"),
-    (0x4, "PTRACE_POKETEXT"),
-    (0x5, "PTRACE_POKEDATA"),
-    (0x6, "PTRACE_POKEUSER"),
-    (0x7, "PTRACE_CONT"),
-    (0x8, "PTRACE_KILL"),
-    (0x9, "PTRACE_SINGLESTEP"),
-    (0x10, "PTRACE_ATTACH"),
-    (0x11, "PTRACE_DETACH"),
-    (0x18, "PTRACE_SYSCALL"),
-    (0x4200, "PTRACE_SETOPTIONS"),
-    (0x4201, "PTRACE_GETEVENTMSG"),
-    (0x4202, "PTRACE_GETSIGINFO"),
-    (0x4203, "PTRACE_SETSIGINFO"),
-    (0x4204, "PTRACE_GETREGSET"),
-    (0x4205, "PTRACE_SETREGSET"),
-    (0x4206, "PTRACE_SEIZE"),
-    (0x4207, "PTRACE_INTERRUPT"),
-    (0x4208, "PTRACE_LISTEN"),
-    (0x4209, "PTRACE_PEEKSIGINFO"),
-    (0x420a, "PTRACE_GETSIGMASK"),
-    (0x420b, "PTRACE_SETSIGMASK"),
-    (0x420c, "PTRACE_SECCOMP_GET_FILTER"),
-    (0x420d, "PTRACE_SECCOMP_GET_METADATA"),
-    (0x420e, "PTRACE_GET_SYSCALL_INFO"),
-    (0x420f, "PTRACE_GET_RSEQ_CONFIGURATION"),
-    (0xc, "PTRACE_GETREGS"),
-    (0xd, "PTRACE_SETREGS"),
-    (0xe, "PTRACE_GETFPREGS"),
-    (0xf, "PTRACE_SETFPREGS"),
-    (0x12, "PTRACE_GETFPXREGS"),
-    (0x13, "PTRACE_SETFPXREGS"),
-    (0x15, "PTRACE_OLDSETOPTIONS"),
-    (0x19, "PTRACE_GET_THREAD_AREA"),
-    (0x1a, "PTRACE_SET_THREAD_AREA"),
-    (0x1f, "PTRACE_SYSEMU"),
-    (0x20, "PTRACE_SYSEMU_SINGLESTEP"),
-    (0x21, "PTRACE_SINGLEBLOCK"),
-    (0x1e, "PTRACE_ARCH_PRCTL"),
-];
-
 // syslog_action_type (strace src/xlat/syslog_action_type.in) indexed
 pub(crate) static SYSLOG_ACTION_TYPE: Xlat = &[
     (0x0, "SYSLOG_ACTION_CLOSE"),
@@ -1407,16 +1282,6 @@ pub(crate) static SYNC_FILE_RANGE_FLAGS: Xlat = &[
     (0x1, "SYNC_FILE_RANGE_WAIT_BEFORE"),
     (0x2, "SYNC_FILE_RANGE_WRITE"),
     (0x4, "SYNC_FILE_RANGE_WAIT_AFTER"),
-];
-
-// mpol_modes (strace src/xlat/mpol_modes.in) indexed
-pub(crate) static MPOL_MODES: Xlat = &[
-    (0x0, "MPOL_DEFAULT"),
-    (0x1, "MPOL_PREFERRED"),
-    (0x2, "MPOL_BIND"),
-    (0x3, "MPOL_INTERLEAVE"),
-    (0x4, "MPOL_LOCAL"),
-    (0x5, "MPOL_PREFERRED_MANY"),
 ];
 
 // kcmp_types (strace src/xlat/kcmp_types.in) indexed
@@ -1450,25 +1315,6 @@ pub(crate) static SIGINFO_CODES: Xlat = &[
     (0xfffffffa, "SI_TKILL"),
     (0xfffffff9, "SI_DETHREAD"),
     (0xffffffc4, "SI_ASYNCNL"),
-];
-
-// dirent_types (strace src/xlat/dirent_types.in)
-pub(crate) static DIRENT_TYPES: Xlat = &[
-    (0x0, "DT_UNKNOWN"),
-    (0x1, "DT_FIFO"),
-    (0x2, "DT_CHR"),
-    (0x4, "DT_DIR"),
-    (0x6, "DT_BLK"),
-    (0x8, "DT_REG"),
-    (0xa, "DT_LNK"),
-    (0xc, "DT_SOCK"),
-    (0xe, "DT_WHT"),
-];
-
-// sock_shutdown_flags (strace src/xlat/sock_shutdown_flags.in)
-pub(crate) static SOCK_SHUTDOWN_FLAGS: Xlat = &[
-    (0x1, "RCV_SHUTDOWN"),
-    (0x2, "SEND_SHUTDOWN"),
 ];
 
 // sigchld_codes (strace src/xlat/sigchld_codes.in) indexed
@@ -1513,27 +1359,6 @@ pub(crate) static PR_SET_MM: Xlat = &[
     (0xf, "PR_SET_MM_MAP_SIZE"),
 ];
 
-// fan_init_flags (strace src/xlat/fan_init_flags.in)
-pub(crate) static FAN_INIT_FLAGS: Xlat = &[
-    (0x1, "FAN_CLOEXEC"),
-    (0x2, "FAN_NONBLOCK"),
-    (0x10, "FAN_UNLIMITED_QUEUE"),
-    (0x20, "FAN_UNLIMITED_MARKS"),
-    (0x40, "FAN_ENABLE_AUDIT"),
-    (0x80, "FAN_REPORT_PIDFD"),
-    (0x100, "FAN_REPORT_TID"),
-    (0x200, "FAN_REPORT_FID"),
-    (0x400, "FAN_REPORT_DIR_FID"),
-    (0x800, "FAN_REPORT_NAME"),
-    (0x1000, "FAN_REPORT_TARGET_FID"),
-];
-
-// name_to_handle_at_flags (strace src/xlat/name_to_handle_at_flags.in)
-pub(crate) static NAME_TO_HANDLE_AT_FLAGS: Xlat = &[
-    (0x400, "AT_SYMLINK_FOLLOW"),
-    (0x1000, "AT_EMPTY_PATH"),
-];
-
 // term_iflags (strace src/xlat/term_iflags.in)
 pub(crate) static TERM_IFLAGS: Xlat = &[
     (0x1, "IGNBRK"),
@@ -1566,18 +1391,10 @@ pub(crate) static TERM_OFLAGS: Xlat = &[
 ];
 
 // term_oflags_nldly (strace src/xlat/term_oflags_nldly.in)
-pub(crate) static TERM_OFLAGS_NLDLY: Xlat = &[
-    (0x0, "NL0"),
-    (0x100, "NL1"),
-];
+pub(crate) static TERM_OFLAGS_NLDLY: Xlat = &[(0x0, "NL0"), (0x100, "NL1")];
 
 // term_oflags_crdly (strace src/xlat/term_oflags_crdly.in)
-pub(crate) static TERM_OFLAGS_CRDLY: Xlat = &[
-    (0x0, "CR0"),
-    (0x200, "CR1"),
-    (0x400, "CR2"),
-    (0x600, "CR3"),
-];
+pub(crate) static TERM_OFLAGS_CRDLY: Xlat = &[(0x0, "CR0"), (0x200, "CR1"), (0x400, "CR2"), (0x600, "CR3")];
 
 // term_oflags_tabdly (strace src/xlat/term_oflags_tabdly.in)
 pub(crate) static TERM_OFLAGS_TABDLY: Xlat = &[
@@ -1589,22 +1406,13 @@ pub(crate) static TERM_OFLAGS_TABDLY: Xlat = &[
 ];
 
 // term_oflags_bsdly (strace src/xlat/term_oflags_bsdly.in)
-pub(crate) static TERM_OFLAGS_BSDLY: Xlat = &[
-    (0x2000, "BS1"),
-    (0x0, "BS0"),
-];
+pub(crate) static TERM_OFLAGS_BSDLY: Xlat = &[(0x2000, "BS1"), (0x0, "BS0")];
 
 // term_oflags_vtdly (strace src/xlat/term_oflags_vtdly.in)
-pub(crate) static TERM_OFLAGS_VTDLY: Xlat = &[
-    (0x0, "VT0"),
-    (0x4000, "VT1"),
-];
+pub(crate) static TERM_OFLAGS_VTDLY: Xlat = &[(0x0, "VT0"), (0x4000, "VT1")];
 
 // term_oflags_ffdly (strace src/xlat/term_oflags_ffdly.in)
-pub(crate) static TERM_OFLAGS_FFDLY: Xlat = &[
-    (0x0, "FF0"),
-    (0x8000, "FF1"),
-];
+pub(crate) static TERM_OFLAGS_FFDLY: Xlat = &[(0x0, "FF0"), (0x8000, "FF1")];
 
 // term_cflags (strace src/xlat/term_cflags.in)
 pub(crate) static TERM_CFLAGS: Xlat = &[
@@ -1619,12 +1427,7 @@ pub(crate) static TERM_CFLAGS: Xlat = &[
 ];
 
 // term_cflags_csize (strace src/xlat/term_cflags_csize.in)
-pub(crate) static TERM_CFLAGS_CSIZE: Xlat = &[
-    (0x0, "CS5"),
-    (0x10, "CS6"),
-    (0x20, "CS7"),
-    (0x30, "CS8"),
-];
+pub(crate) static TERM_CFLAGS_CSIZE: Xlat = &[(0x0, "CS5"), (0x10, "CS6"), (0x20, "CS7"), (0x30, "CS8")];
 
 // baud_options (strace src/xlat/baud_options.in)
 pub(crate) static BAUD_OPTIONS: Xlat = &[
@@ -1685,11 +1488,7 @@ pub(crate) static TERM_LFLAGS: Xlat = &[
 ];
 
 // tcflsh_options (strace src/xlat/tcflsh_options.in)
-pub(crate) static TCFLSH_OPTIONS: Xlat = &[
-    (0x0, "TCIFLUSH"),
-    (0x1, "TCOFLUSH"),
-    (0x2, "TCIOFLUSH"),
-];
+pub(crate) static TCFLSH_OPTIONS: Xlat = &[(0x0, "TCIFLUSH"), (0x1, "TCOFLUSH"), (0x2, "TCIOFLUSH")];
 
 // modem_flags (strace src/xlat/modem_flags.in)
 pub(crate) static MODEM_FLAGS: Xlat = &[
@@ -1708,24 +1507,13 @@ pub(crate) static MODEM_FLAGS: Xlat = &[
 ];
 
 // ioctl_dirs (strace src/xlat/ioctl_dirs.in)
-pub(crate) static IOCTL_DIRS: Xlat = &[
-    (0x0, "_IOC_NONE"),
-    (0x2, "_IOC_READ"),
-    (0x1, "_IOC_WRITE"),
-];
+pub(crate) static IOCTL_DIRS: Xlat = &[(0x0, "_IOC_NONE"), (0x2, "_IOC_READ"), (0x1, "_IOC_WRITE")];
 
 // tcxonc_options (strace src/xlat/tcxonc_options.in)
-pub(crate) static TCXONC_OPTIONS: Xlat = &[
-    (0x0, "TCOOFF"),
-    (0x1, "TCOON"),
-    (0x2, "TCIOFF"),
-    (0x3, "TCION"),
-];
+pub(crate) static TCXONC_OPTIONS: Xlat = &[(0x0, "TCOOFF"), (0x1, "TCOON"), (0x2, "TCIOFF"), (0x3, "TCION")];
 
 // futexbitset (strace src/xlat/futexbitset.in)
-pub(crate) static FUTEXBITSET: Xlat = &[
-    (0xffffffff, "FUTEX_BITSET_MATCH_ANY"),
-];
+pub(crate) static FUTEXBITSET: Xlat = &[(0xffffffff, "FUTEX_BITSET_MATCH_ANY")];
 
 // futexwakeops (strace src/xlat/futexwakeops.in) indexed
 pub(crate) static FUTEXWAKEOPS: Xlat = &[
@@ -1759,16 +1547,10 @@ pub(crate) static SECBITS: Xlat = &[
 ];
 
 // pr_tsc (strace src/xlat/pr_tsc.in) indexed
-pub(crate) static PR_TSC: Xlat = &[
-    (0x1, "PR_TSC_ENABLE"),
-    (0x2, "PR_TSC_SIGSEGV"),
-];
+pub(crate) static PR_TSC: Xlat = &[(0x1, "PR_TSC_ENABLE"), (0x2, "PR_TSC_SIGSEGV")];
 
 // pr_unalign_flags (strace src/xlat/pr_unalign_flags.in)
-pub(crate) static PR_UNALIGN_FLAGS: Xlat = &[
-    (0x1, "PR_UNALIGN_NOPRINT"),
-    (0x2, "PR_UNALIGN_SIGBUS"),
-];
+pub(crate) static PR_UNALIGN_FLAGS: Xlat = &[(0x1, "PR_UNALIGN_NOPRINT"), (0x2, "PR_UNALIGN_SIGBUS")];
 
 // seccomp_mode (strace src/xlat/seccomp_mode.in) indexed
 pub(crate) static SECCOMP_MODE: Xlat = &[
@@ -1831,10 +1613,7 @@ pub(crate) static CAP: Xlat = &[
 ];
 
 // pr_mce_kill (strace src/xlat/pr_mce_kill.in) indexed
-pub(crate) static PR_MCE_KILL: Xlat = &[
-    (0x0, "PR_MCE_KILL_CLEAR"),
-    (0x1, "PR_MCE_KILL_SET"),
-];
+pub(crate) static PR_MCE_KILL: Xlat = &[(0x0, "PR_MCE_KILL_CLEAR"), (0x1, "PR_MCE_KILL_SET")];
 
 // pr_mce_kill_policy (strace src/xlat/pr_mce_kill_policy.in) indexed
 pub(crate) static PR_MCE_KILL_POLICY: Xlat = &[
@@ -1844,9 +1623,7 @@ pub(crate) static PR_MCE_KILL_POLICY: Xlat = &[
 ];
 
 // pr_set_vma (strace src/xlat/pr_set_vma.in) indexed
-pub(crate) static PR_SET_VMA: Xlat = &[
-    (0x0, "PR_SET_VMA_ANON_NAME"),
-];
+pub(crate) static PR_SET_VMA: Xlat = &[(0x0, "PR_SET_VMA_ANON_NAME")];
 
 // pr_spec_cmds (strace src/xlat/pr_spec_cmds.in) indexed
 pub(crate) static PR_SPEC_CMDS: Xlat = &[
@@ -1856,16 +1633,10 @@ pub(crate) static PR_SPEC_CMDS: Xlat = &[
 ];
 
 // pr_sud_cmds (strace src/xlat/pr_sud_cmds.in) indexed
-pub(crate) static PR_SUD_CMDS: Xlat = &[
-    (0x0, "PR_SYS_DISPATCH_OFF"),
-    (0x1, "PR_SYS_DISPATCH_ON"),
-];
+pub(crate) static PR_SUD_CMDS: Xlat = &[(0x0, "PR_SYS_DISPATCH_OFF"), (0x1, "PR_SYS_DISPATCH_ON")];
 
 // pr_fp_mode (strace src/xlat/pr_fp_mode.in)
-pub(crate) static PR_FP_MODE: Xlat = &[
-    (0x1, "PR_FP_MODE_FR"),
-    (0x2, "PR_FP_MODE_FRE"),
-];
+pub(crate) static PR_FP_MODE: Xlat = &[(0x1, "PR_FP_MODE_FR"), (0x2, "PR_FP_MODE_FRE")];
 
 // lockfcmds (strace src/xlat/lockfcmds.in)
 pub(crate) static LOCKFCMDS: Xlat = &[
@@ -1897,27 +1668,7 @@ pub(crate) static F_SEALS: Xlat = &[
 ];
 
 // f_owner_types (strace src/xlat/f_owner_types.in) indexed
-pub(crate) static F_OWNER_TYPES: Xlat = &[
-    (0x0, "F_OWNER_TID"),
-    (0x1, "F_OWNER_PID"),
-    (0x2, "F_OWNER_PGRP"),
-];
-
-// uring_setup_flags (strace src/xlat/uring_setup_flags.in)
-pub(crate) static URING_SETUP_FLAGS: Xlat = &[
-    (0x1, "IORING_SETUP_IOPOLL"),
-    (0x2, "IORING_SETUP_SQPOLL"),
-    (0x4, "IORING_SETUP_SQ_AFF"),
-    (0x8, "IORING_SETUP_CQSIZE"),
-    (0x10, "IORING_SETUP_CLAMP"),
-    (0x20, "IORING_SETUP_ATTACH_WQ"),
-    (0x40, "IORING_SETUP_R_DISABLED"),
-    (0x80, "IORING_SETUP_SUBMIT_ALL"),
-    (0x100, "IORING_SETUP_COOP_TASKRUN"),
-    (0x200, "IORING_SETUP_TASKRUN_FLAG"),
-    (0x400, "IORING_SETUP_SQE128"),
-    (0x800, "IORING_SETUP_CQE32"),
-];
+pub(crate) static F_OWNER_TYPES: Xlat = &[(0x0, "F_OWNER_TID"), (0x1, "F_OWNER_PID"), (0x2, "F_OWNER_PGRP")];
 
 // uring_enter_flags (strace src/xlat/uring_enter_flags.in)
 pub(crate) static URING_ENTER_FLAGS: Xlat = &[
@@ -1928,49 +1679,8 @@ pub(crate) static URING_ENTER_FLAGS: Xlat = &[
     (0x10, "IORING_ENTER_REGISTERED_RING"),
 ];
 
-// uring_register_opcodes (strace src/xlat/uring_register_opcodes.in) indexed
-pub(crate) static URING_REGISTER_OPCODES: Xlat = &[
-    (0x0, "IORING_REGISTER_BUFFERS"),
-    (0x1, "IORING_UNREGISTER_BUFFERS"),
-    (0x2, "IORING_REGISTER_FILES"),
-    (0x3, "IORING_UNREGISTER_FILES"),
-    (0x4, "IORING_REGISTER_EVENTFD"),
-    (0x5, "IORING_UNREGISTER_EVENTFD"),
-    (0x6, "IORING_REGISTER_FILES_UPDATE"),
-    (0x7, "IORING_REGISTER_EVENTFD_ASYNC"),
-    (0x8, "IORING_REGISTER_PROBE"),
-    (0x9, "IORING_REGISTER_PERSONALITY"),
-    (0xa, "IORING_UNREGISTER_PERSONALITY"),
-    (0xb, "IORING_REGISTER_RESTRICTIONS"),
-    (0xc, "IORING_REGISTER_ENABLE_RINGS"),
-    (0xd, "IORING_REGISTER_FILES2"),
-    (0xe, "IORING_REGISTER_FILES_UPDATE2"),
-    (0xf, "IORING_REGISTER_BUFFERS2"),
-    (0x10, "IORING_REGISTER_BUFFERS_UPDATE"),
-    (0x11, "IORING_REGISTER_IOWQ_AFF"),
-    (0x12, "IORING_UNREGISTER_IOWQ_AFF"),
-    (0x13, "IORING_REGISTER_IOWQ_MAX_WORKERS"),
-    (0x14, "IORING_REGISTER_RING_FDS"),
-    (0x15, "IORING_UNREGISTER_RING_FDS"),
-    (0x16, "IORING_REGISTER_PBUF_RING"),
-    (0x17, "IORING_UNREGISTER_PBUF_RING"),
-];
-
-// sched_flags (strace src/xlat/sched_flags.in)
-pub(crate) static SCHED_FLAGS: Xlat = &[
-    (0x1, "SCHED_FLAG_RESET_ON_FORK"),
-    (0x2, "SCHED_FLAG_RECLAIM"),
-    (0x4, "SCHED_FLAG_DL_OVERRUN"),
-    (0x8, "SCHED_FLAG_KEEP_POLICY"),
-    (0x10, "SCHED_FLAG_KEEP_PARAMS"),
-    (0x20, "SCHED_FLAG_UTIL_CLAMP_MIN"),
-    (0x40, "SCHED_FLAG_UTIL_CLAMP_MAX"),
-];
-
 // ipc_private (strace src/xlat/ipc_private.in)
-pub(crate) static IPC_PRIVATE: Xlat = &[
-    (0x0, "IPC_PRIVATE"),
-];
+pub(crate) static IPC_PRIVATE: Xlat = &[(0x0, "IPC_PRIVATE")];
 
 // shm_flags (strace src/xlat/shm_flags.in)
 pub(crate) static SHM_FLAGS: Xlat = &[
@@ -1988,63 +1698,11 @@ pub(crate) static SHM_RESOURCE_FLAGS: Xlat = &[
     (0x1000, "SHM_NORESERVE"),
 ];
 
-// shmctl_flags (strace src/xlat/shmctl_flags.in) sorted
-pub(crate) static SHMCTL_FLAGS: Xlat = &[
-    (0x0, "IPC_RMID"),
-    (0x1, "IPC_SET"),
-    (0x2, "IPC_STAT"),
-    (0x3, "IPC_INFO"),
-    (0xb, "SHM_LOCK"),
-    (0xc, "SHM_UNLOCK"),
-    (0xd, "SHM_STAT"),
-    (0xe, "SHM_INFO"),
-    (0xf, "SHM_STAT_ANY"),
-];
-
-// semctl_flags (strace src/xlat/semctl_flags.in) sorted
-pub(crate) static SEMCTL_FLAGS: Xlat = &[
-    (0x0, "IPC_RMID"),
-    (0x1, "IPC_SET"),
-    (0x2, "IPC_STAT"),
-    (0x3, "IPC_INFO"),
-    (0xb, "GETPID"),
-    (0xc, "GETVAL"),
-    (0xd, "GETALL"),
-    (0xe, "GETNCNT"),
-    (0xf, "GETZCNT"),
-    (0x10, "SETVAL"),
-    (0x11, "SETALL"),
-    (0x12, "SEM_STAT"),
-    (0x13, "SEM_INFO"),
-    (0x14, "SEM_STAT_ANY"),
-];
-
-// msgctl_flags (strace src/xlat/msgctl_flags.in) sorted
-pub(crate) static MSGCTL_FLAGS: Xlat = &[
-    (0x0, "IPC_RMID"),
-    (0x1, "IPC_SET"),
-    (0x2, "IPC_STAT"),
-    (0x3, "IPC_INFO"),
-    (0xb, "MSG_STAT"),
-    (0xc, "MSG_INFO"),
-    (0xd, "MSG_STAT_ANY"),
-];
-
-// ipc_msg_flags (strace src/xlat/ipc_msg_flags.in)
-pub(crate) static IPC_MSG_FLAGS: Xlat = &[
-    (0x1000, "MSG_NOERROR"),
-    (0x2000, "MSG_EXCEPT"),
-    (0x4000, "MSG_COPY"),
-    (0x800, "IPC_NOWAIT"),
-];
-
 // getsock_ip_options (strace src/xlat/getsock_ip_options.in)
-pub(crate) static GETSOCK_IP_OPTIONS: Xlat = &[
-];
+pub(crate) static GETSOCK_IP_OPTIONS: Xlat = &[];
 
 // setsock_ip_options (strace src/xlat/setsock_ip_options.in)
-pub(crate) static SETSOCK_IP_OPTIONS: Xlat = &[
-];
+pub(crate) static SETSOCK_IP_OPTIONS: Xlat = &[];
 
 // sock_ipv6_options (strace src/xlat/sock_ipv6_options.in) indexed
 pub(crate) static SOCK_IPV6_OPTIONS: Xlat = &[
@@ -2150,73 +1808,6 @@ pub(crate) static NETLINK_PROTOCOLS: Xlat = &[
     (0x16, "NETLINK_SMC"),
 ];
 
-// keyctl_commands (strace src/xlat/keyctl_commands.in) indexed
-pub(crate) static KEYCTL_COMMANDS: Xlat = &[
-    (0x0, "KEYCTL_GET_KEYRING_ID"),
-    (0x1, "KEYCTL_JOIN_SESSION_KEYRING"),
-    (0x2, "KEYCTL_UPDATE"),
-    (0x3, "KEYCTL_REVOKE"),
-    (0x4, "KEYCTL_CHOWN"),
-    (0x5, "KEYCTL_SETPERM"),
-    (0x6, "KEYCTL_DESCRIBE"),
-    (0x7, "KEYCTL_CLEAR"),
-    (0x8, "KEYCTL_LINK"),
-    (0x9, "KEYCTL_UNLINK"),
-    (0xa, "KEYCTL_SEARCH"),
-    (0xb, "KEYCTL_READ"),
-    (0xc, "KEYCTL_INSTANTIATE"),
-    (0xd, "KEYCTL_NEGATE"),
-    (0xe, "KEYCTL_SET_REQKEY_KEYRING"),
-    (0xf, "KEYCTL_SET_TIMEOUT"),
-    (0x10, "KEYCTL_ASSUME_AUTHORITY"),
-    (0x11, "KEYCTL_GET_SECURITY"),
-    (0x12, "KEYCTL_SESSION_TO_PARENT"),
-    (0x13, "KEYCTL_REJECT"),
-    (0x14, "KEYCTL_INSTANTIATE_IOV"),
-    (0x15, "KEYCTL_INVALIDATE"),
-    (0x16, "KEYCTL_GET_PERSISTENT"),
-    (0x17, "KEYCTL_DH_COMPUTE"),
-    (0x18, "KEYCTL_PKEY_QUERY"),
-    (0x19, "KEYCTL_PKEY_ENCRYPT"),
-    (0x1a, "KEYCTL_PKEY_DECRYPT"),
-    (0x1b, "KEYCTL_PKEY_SIGN"),
-    (0x1c, "KEYCTL_PKEY_VERIFY"),
-    (0x1d, "KEYCTL_RESTRICT_KEYRING"),
-    (0x1e, "KEYCTL_MOVE"),
-    (0x1f, "KEYCTL_CAPABILITIES"),
-    (0x20, "KEYCTL_WATCH_KEY"),
-];
-
-// key_spec (strace src/xlat/key_spec.in)
-pub(crate) static KEY_SPEC: Xlat = &[
-    (0xffffffffffffffff, "KEY_SPEC_THREAD_KEYRING"),
-    (0xfffffffffffffffe, "KEY_SPEC_PROCESS_KEYRING"),
-    (0xfffffffffffffffd, "KEY_SPEC_SESSION_KEYRING"),
-    (0xfffffffffffffffc, "KEY_SPEC_USER_KEYRING"),
-    (0xfffffffffffffffb, "KEY_SPEC_USER_SESSION_KEYRING"),
-    (0xfffffffffffffffa, "KEY_SPEC_GROUP_KEYRING"),
-    (0xfffffffffffffff9, "KEY_SPEC_REQKEY_AUTH_KEY"),
-    (0xfffffffffffffff8, "KEY_SPEC_REQUESTOR_KEYRING"),
-];
-
-// mq_attr_flags (strace src/xlat/mq_attr_flags.in)
-pub(crate) static MQ_ATTR_FLAGS: Xlat = &[
-    (0x800, "O_NONBLOCK"),
-];
-
-// delete_module_flags (strace src/xlat/delete_module_flags.in)
-pub(crate) static DELETE_MODULE_FLAGS: Xlat = &[
-    (0x800, "O_NONBLOCK"),
-    (0x200, "O_TRUNC"),
-];
-
-// module_init_flags (strace src/xlat/module_init_flags.in)
-pub(crate) static MODULE_INIT_FLAGS: Xlat = &[
-    (0x1, "MODULE_INIT_IGNORE_MODVERSIONS"),
-    (0x2, "MODULE_INIT_IGNORE_VERMAGIC"),
-    (0x4, "MODULE_INIT_COMPRESSED_FILE"),
-];
-
 // timerfdflags (strace src/xlat/timerfdflags.in)
 pub(crate) static TIMERFDFLAGS: Xlat = &[
     (0x1, "TFD_TIMER_ABSTIME"),
@@ -2226,14 +1817,10 @@ pub(crate) static TIMERFDFLAGS: Xlat = &[
 ];
 
 // fsopen_flags (strace src/xlat/fsopen_flags.in)
-pub(crate) static FSOPEN_FLAGS: Xlat = &[
-    (0x1, "FSOPEN_CLOEXEC"),
-];
+pub(crate) static FSOPEN_FLAGS: Xlat = &[(0x1, "FSOPEN_CLOEXEC")];
 
 // fsmount_flags (strace src/xlat/fsmount_flags.in)
-pub(crate) static FSMOUNT_FLAGS: Xlat = &[
-    (0x1, "FSMOUNT_CLOEXEC"),
-];
+pub(crate) static FSMOUNT_FLAGS: Xlat = &[(0x1, "FSMOUNT_CLOEXEC")];
 
 // fsmount_attr_flags (strace src/xlat/fsmount_attr_flags.in)
 pub(crate) static FSMOUNT_ATTR_FLAGS: Xlat = &[
@@ -2277,26 +1864,6 @@ pub(crate) static FSPICK_FLAGS: Xlat = &[
     (0x8, "FSPICK_EMPTY_PATH"),
 ];
 
-// fsconfig_cmds (strace src/xlat/fsconfig_cmds.in) indexed
-pub(crate) static FSCONFIG_CMDS: Xlat = &[
-    (0x0, "FSCONFIG_SET_FLAG"),
-    (0x1, "FSCONFIG_SET_STRING"),
-    (0x2, "FSCONFIG_SET_BINARY"),
-    (0x3, "FSCONFIG_SET_PATH"),
-    (0x4, "FSCONFIG_SET_PATH_EMPTY"),
-    (0x5, "FSCONFIG_SET_FD"),
-    (0x6, "FSCONFIG_CMD_CREATE"),
-    (0x7, "FSCONFIG_CMD_RECONFIGURE"),
-];
-
-// mount_setattr_flags (strace src/xlat/mount_setattr_flags.in)
-pub(crate) static MOUNT_SETATTR_FLAGS: Xlat = &[
-    (0x100, "AT_SYMLINK_NOFOLLOW"),
-    (0x800, "AT_NO_AUTOMOUNT"),
-    (0x1000, "AT_EMPTY_PATH"),
-    (0x8000, "AT_RECURSIVE"),
-];
-
 // swap_flags (strace src/xlat/swap_flags.in)
 pub(crate) static SWAP_FLAGS: Xlat = &[
     (0x8000, "SWAP_FLAG_PREFER"),
@@ -2321,9 +1888,7 @@ pub(crate) static STATFS_FLAGS: Xlat = &[
 ];
 
 // membarrier_flags (strace src/xlat/membarrier_flags.in)
-pub(crate) static MEMBARRIER_FLAGS: Xlat = &[
-    (0x1, "MEMBARRIER_CMD_FLAG_CPU"),
-];
+pub(crate) static MEMBARRIER_FLAGS: Xlat = &[(0x1, "MEMBARRIER_CMD_FLAG_CPU")];
 
 // sigev_value (strace src/xlat/sigev_value.in) indexed
 pub(crate) static SIGEV_VALUE: Xlat = &[
@@ -2376,19 +1941,13 @@ pub(crate) static SOCK_PACKET_OPTIONS: Xlat = &[
 ];
 
 // sock_raw_options (strace src/xlat/sock_raw_options.in)
-pub(crate) static SOCK_RAW_OPTIONS: Xlat = &[
-    (0x1, "ICMP_FILTER"),
-];
+pub(crate) static SOCK_RAW_OPTIONS: Xlat = &[(0x1, "ICMP_FILTER")];
 
 // getsock_ipv6_options (strace src/xlat/getsock_ipv6_options.in)
-pub(crate) static GETSOCK_IPV6_OPTIONS: Xlat = &[
-];
+pub(crate) static GETSOCK_IPV6_OPTIONS: Xlat = &[];
 
 // setsock_ipv6_options (strace src/xlat/setsock_ipv6_options.in)
-pub(crate) static SETSOCK_IPV6_OPTIONS: Xlat = &[
-    (0x40, "IP6T_SO_SET_REPLACE"),
-    (0x41, "IP6T_SO_SET_ADD_COUNTERS"),
-];
+pub(crate) static SETSOCK_IPV6_OPTIONS: Xlat = &[(0x40, "IP6T_SO_SET_REPLACE"), (0x41, "IP6T_SO_SET_ADD_COUNTERS")];
 
 // ip_cmsg_types (strace src/xlat/ip_cmsg_types.in)
 pub(crate) static IP_CMSG_TYPES: Xlat = &[
@@ -2423,8 +1982,7 @@ pub(crate) static SIGPOLL_CODES: Xlat = &[
 ];
 
 // sigprof_codes (strace src/xlat/sigprof_codes.in)
-pub(crate) static SIGPROF_CODES: Xlat = &[
-];
+pub(crate) static SIGPROF_CODES: Xlat = &[];
 
 // sigill_codes (strace src/xlat/sigill_codes.in)
 pub(crate) static SIGILL_CODES: Xlat = &[
@@ -2463,10 +2021,7 @@ pub(crate) static SIGBUS_CODES: Xlat = &[
 ];
 
 // sigsys_codes (strace src/xlat/sigsys_codes.in)
-pub(crate) static SIGSYS_CODES: Xlat = &[
-    (0x1, "SYS_SECCOMP"),
-    (0x2, "SYS_USER_DISPATCH"),
-];
+pub(crate) static SIGSYS_CODES: Xlat = &[(0x1, "SYS_SECCOMP"), (0x2, "SYS_USER_DISPATCH")];
 
 // ptrace_events (strace src/xlat/ptrace_events.in)
 pub(crate) static PTRACE_EVENTS: Xlat = &[
@@ -2519,26 +2074,8 @@ pub(crate) static X86_XFEATURE_BITS: Xlat = &[
     (0x12, "XFEATURE_XTILE_DATA"),
 ];
 
-// pr_pac_enabled_keys (strace src/xlat/pr_pac_enabled_keys.in)
-pub(crate) static PR_PAC_ENABLED_KEYS: Xlat = &[
-    (0x1, "PR_PAC_APIAKEY"),
-    (0x2, "PR_PAC_APIBKEY"),
-    (0x4, "PR_PAC_APDAKEY"),
-    (0x8, "PR_PAC_APDBKEY"),
-];
-
 // pr_spec_set_store_bypass_flags (strace src/xlat/pr_spec_set_store_bypass_flags.in)
 pub(crate) static PR_SPEC_SET_STORE_BYPASS_FLAGS: Xlat = &[
-    (0x2, "PR_SPEC_ENABLE"),
-    (0x4, "PR_SPEC_DISABLE"),
-    (0x8, "PR_SPEC_FORCE_DISABLE"),
-    (0x10, "PR_SPEC_DISABLE_NOEXEC"),
-];
-
-// pr_spec_get_store_bypass_flags (strace src/xlat/pr_spec_get_store_bypass_flags.in)
-pub(crate) static PR_SPEC_GET_STORE_BYPASS_FLAGS: Xlat = &[
-    (0x0, "PR_SPEC_NOT_AFFECTED"),
-    (0x1, "PR_SPEC_PRCTL"),
     (0x2, "PR_SPEC_ENABLE"),
     (0x4, "PR_SPEC_DISABLE"),
     (0x8, "PR_SPEC_FORCE_DISABLE"),
@@ -2602,11 +2139,7 @@ pub(crate) static CAP_MASK1: Xlat = &[
 ];
 
 // resource_flags (strace src/xlat/resource_flags.in)
-pub(crate) static RESOURCE_FLAGS: Xlat = &[
-    (0x200, "IPC_CREAT"),
-    (0x400, "IPC_EXCL"),
-    (0x800, "IPC_NOWAIT"),
-];
+pub(crate) static RESOURCE_FLAGS: Xlat = &[(0x200, "IPC_CREAT"), (0x400, "IPC_EXCL"), (0x800, "IPC_NOWAIT")];
 
 // syslog_console_levels (strace src/xlat/syslog_console_levels.in) indexed
 pub(crate) static SYSLOG_CONSOLE_LEVELS: Xlat = &[
@@ -2630,9 +2163,7 @@ pub(crate) static IOPRIO_CLASS: Xlat = &[
 ];
 
 // bootflags1 (strace src/xlat/bootflags1.in)
-pub(crate) static BOOTFLAGS1: Xlat = &[
-    (0xfee1dead, "LINUX_REBOOT_MAGIC1"),
-];
+pub(crate) static BOOTFLAGS1: Xlat = &[(0xfee1dead, "LINUX_REBOOT_MAGIC1")];
 
 // bootflags2 (strace src/xlat/bootflags2.in)
 pub(crate) static BOOTFLAGS2: Xlat = &[
@@ -2661,10 +2192,33 @@ pub(crate) static FAN_CLASSES: Xlat = &[
     (0x8, "FAN_CLASS_PRE_CONTENT"),
 ];
 
-// memfd_secret_flags (strace src/xlat/memfd_secret_flags.in)
-pub(crate) static MEMFD_SECRET_FLAGS: Xlat = &[
-    (0x80000, "O_CLOEXEC"),
+// fan_init_flags (strace src/xlat/fan_init_flags.in)
+pub(crate) static FAN_INIT_FLAGS: Xlat = &[
+    (0x1, "FAN_CLOEXEC"),
+    (0x2, "FAN_NONBLOCK"),
+    (0x10, "FAN_UNLIMITED_QUEUE"),
+    (0x20, "FAN_UNLIMITED_MARKS"),
+    (0x40, "FAN_ENABLE_AUDIT"),
+    (0x80, "FAN_REPORT_PIDFD"),
+    (0x100, "FAN_REPORT_TID"),
+    (0x200, "FAN_REPORT_FID"),
+    (0x400, "FAN_REPORT_DIR_FID"),
+    (0x800, "FAN_REPORT_NAME"),
+    (0x1000, "FAN_REPORT_TARGET_FID"),
 ];
+
+// delete_module_flags (strace src/xlat/delete_module_flags.in)
+pub(crate) static DELETE_MODULE_FLAGS: Xlat = &[(0x800, "O_NONBLOCK"), (0x200, "O_TRUNC")];
+
+// module_init_flags (strace src/xlat/module_init_flags.in)
+pub(crate) static MODULE_INIT_FLAGS: Xlat = &[
+    (0x1, "MODULE_INIT_IGNORE_MODVERSIONS"),
+    (0x2, "MODULE_INIT_IGNORE_VERMAGIC"),
+    (0x4, "MODULE_INIT_COMPRESSED_FILE"),
+];
+
+// memfd_secret_flags (strace src/xlat/memfd_secret_flags.in)
+pub(crate) static MEMFD_SECRET_FLAGS: Xlat = &[(0x80000, "O_CLOEXEC")];
 
 // uffd_flags (strace src/xlat/uffd_flags.in)
 pub(crate) static UFFD_FLAGS: Xlat = &[
@@ -2713,26 +2267,8 @@ pub(crate) static SCMVALS: Xlat = &[
     (0x3a, "SCM_TIMESTAMPING_PKTINFO"),
 ];
 
-// mount_attr_attr (strace src/xlat/mount_attr_attr.in)
-pub(crate) static MOUNT_ATTR_ATTR: Xlat = &[
-    (0x1, "MOUNT_ATTR_RDONLY"),
-    (0x2, "MOUNT_ATTR_NOSUID"),
-    (0x4, "MOUNT_ATTR_NODEV"),
-    (0x8, "MOUNT_ATTR_NOEXEC"),
-    (0x10, "MOUNT_ATTR_NOATIME"),
-    (0x20, "MOUNT_ATTR_STRICTATIME"),
-    (0x80, "MOUNT_ATTR_NODIRATIME"),
-    (0x100000, "MOUNT_ATTR_IDMAP"),
-    (0x200000, "MOUNT_ATTR_NOSYMFOLLOW"),
-];
-
 // getsock_options (strace src/xlat/getsock_options.in)
-pub(crate) static GETSOCK_OPTIONS: Xlat = &[
-    (0x1a, "SO_GET_FILTER"),
-];
+pub(crate) static GETSOCK_OPTIONS: Xlat = &[(0x1a, "SO_GET_FILTER")];
 
 // setsock_options (strace src/xlat/setsock_options.in)
-pub(crate) static SETSOCK_OPTIONS: Xlat = &[
-    (0x1a, "SO_ATTACH_FILTER"),
-];
-
+pub(crate) static SETSOCK_OPTIONS: Xlat = &[(0x1a, "SO_ATTACH_FILTER")];

@@ -21,7 +21,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
-use strata_decode::{format_call, format_result_with, Memory, Options};
+use strata_decode::{
+    entry_state, format_call, format_call_with, format_result_with, format_resumed, inputs_change, Memory, Options,
+};
 
 /// The calls strace traces; every call the program logs is one of them.
 const TRACE: &str = "openat,read,write,close,fstat,newfstatat,statx,mmap,mprotect,munmap,brk,pipe2,dup2,fcntl,\
@@ -45,7 +47,8 @@ const TRACE: &str = "openat,read,write,close,fstat,newfstatat,statx,mmap,mprotec
                      mlock2,listen,accept4,getpeername,shutdown,ppoll,sendmmsg,recvmmsg,capget,capset,shmget,\
                      shmat,shmdt,semget,msgget,syslog,ioprio_get,ioprio_set,seccomp,process_vm_readv,kcmp,\
                      pidfd_send_signal,process_mrelease,sched_rr_get_interval,vmsplice,fsopen,open_tree,\
-                     memfd_secret,userfaultfd,fanotify_init";
+                     memfd_secret,userfaultfd,fanotify_init,io_setup,io_destroy,mq_timedsend,mq_timedreceive,\
+                     mq_notify,delete_module,finit_module,ioperm,remap_file_pages,select,pselect6";
 
 const PROGRAM: &str = r##"
 #define _GNU_SOURCE
@@ -96,6 +99,8 @@ const PROGRAM: &str = r##"
 #include <linux/kcmp.h>
 #include <linux/mount.h>
 #include <sys/fanotify.h>
+#include <mqueue.h>
+#include <linux/aio_abi.h>
 
 #define ARENA (1 << 16)
 static unsigned char arena[ARENA] __attribute__((aligned(4096)));
@@ -114,17 +119,25 @@ static long raw(long n, long a, long b, long c, long d, long e, long f) {
     return ret;
 }
 
-/* Logs a call: nr, args, ret, arena address and size, arena. */
+/* The arena as it was before the call being made. */
+static unsigned char before[ARENA];
+static void snapshot(void) { memcpy(before, arena, used); }
+
+/* Logs a call: nr, args, ret, arena address and size, the arena before
+   and after the call. */
 static void logrec(long n, long a, long b, long c, long d, long e, long f, long ret) {
     uint64_t h[11] = {0x5354524154414c47ull, n, a, b, c, d, e, f, ret, (uint64_t)arena, used};
     raw(SYS_pwrite64, 1000, (long)h, sizeof h, logoff, 0, 0);
     logoff += sizeof h;
+    raw(SYS_pwrite64, 1000, (long)before, used, logoff, 0, 0);
+    logoff += used;
     raw(SYS_pwrite64, 1000, (long)arena, used, logoff, 0, 0);
     logoff += used;
 }
 
 /* Makes the call and logs it. */
 static long sc(long n, long a, long b, long c, long d, long e, long f) {
+    snapshot();
     long ret = raw(n, a, b, c, d, e, f);
     logrec(n, a, b, c, d, e, f, ret);
     return ret;
@@ -132,6 +145,7 @@ static long sc(long n, long a, long b, long c, long d, long e, long f) {
 
 /* clone(SIGCHLD): the child runs `fn` (its calls are not logged) and exits 7. */
 static long fork_child(void (*fn)(void)) {
+    snapshot();
     long ret = raw(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
     if (ret == 0) {
         if (fn)
@@ -744,6 +758,74 @@ int main(int argc, char **argv) {
     C1(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
     C2(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC, O_RDONLY | O_LARGEFILE);
 
+    /* aio, message queues, modules, remap_file_pages */
+    aio_context_t *ctx = A(8);
+    C2(SYS_io_setup, 4, ctx);
+    C1(SYS_io_destroy, *ctx);
+    struct mq_attr *mqa = A(sizeof *mqa);
+    mqa->mq_maxmsg = 4; mqa->mq_msgsize = 64;
+    long mq = raw(SYS_mq_open, (long)S("strata-decode-test"), O_RDWR | O_CREAT | O_EXCL, 0600, (long)mqa, 0, 0);
+    raw(SYS_mq_unlink, (long)S("strata-decode-test"), 0, 0, 0, 0, 0);
+    C5(SYS_mq_timedsend, mq, S("queued"), 6, 3, 0);
+    char *mqbuf = A(64);
+    unsigned *mqprio = A(4);
+    C5(SYS_mq_timedreceive, mq, mqbuf, 64, mqprio, 0);
+    C5(SYS_mq_timedreceive, mq, mqbuf, 64, mqprio, zero);
+    C2(SYS_mq_notify, mq, 0);
+    C2(SYS_delete_module, S("strata_no_such_module"), O_NONBLOCK);
+    C3(SYS_finit_module, -1, S(""), 0);
+    C3(SYS_ioperm, 0x3f8, 8, 0);
+    long shp = C6(SYS_mmap, 0, 8192, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    C5(SYS_remap_file_pages, shp, 4096, 0, 1, 0);
+
+    /* calls that rewrite their inputs */
+    long srv = C3(SYS_socket, AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    sin->sin_port = 0;
+    C3(SYS_bind, srv, sin, sizeof *sin);
+    C2(SYS_listen, srv, 5);
+    struct sockaddr_storage *ss2 = A(sizeof *ss2);
+    socklen_t *l128 = A(4);
+    *l128 = 128;
+    C3(SYS_getsockname, srv, ss2, l128);
+    long cli = C3(SYS_socket, AF_INET, SOCK_STREAM, 0);
+    C3(SYS_connect, cli, ss2, 16);
+    *l128 = 128;
+    C4(SYS_accept4, srv, ss2, l128, SOCK_CLOEXEC);
+    long u1 = C3(SYS_socket, AF_INET, SOCK_DGRAM, 0), u2 = C3(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+    sin->sin_port = 0;
+    C3(SYS_bind, u1, sin, sizeof *sin);
+    *l128 = 128;
+    C3(SYS_getsockname, u1, ss2, l128);
+    C6(SYS_sendto, u2, S("udp"), 3, 0, ss2, 16);
+    C6(SYS_sendto, u2, S("udp2"), 4, 0, ss2, 16);
+    *l128 = 128;
+    C6(SYS_recvfrom, u1, buf, 64, 0, ss2, l128);
+    struct msghdr *rm = A(sizeof *rm);
+    struct iovec *riov = A(sizeof *riov);
+    riov->iov_base = A(16); riov->iov_len = 16;
+    rm->msg_name = ss2; rm->msg_namelen = 128; rm->msg_iov = riov; rm->msg_iovlen = 1;
+    C3(SYS_recvmsg, u1, rm, 0);
+    socklen_t *ol = A(4);
+    *ol = 8;
+    C5(SYS_getsockopt, u1, SOL_SOCKET, SO_TYPE, optv, ol);
+    long off_fd = C4(SYS_openat, AT_FDCWD, S("/etc/passwd"), O_RDONLY, 0);
+    int64_t *offp = A(8);
+    *offp = 3;
+    C4(SYS_sendfile, lp[1], off_fd, offp, 10);
+    fd_set *rs = A(sizeof *rs);
+    FD_SET(lp[0], rs); FD_SET(0, rs);
+    struct timeval *stv = A(sizeof *stv);
+    stv->tv_usec = 5000;
+    C5(SYS_select, lp[0] + 1, rs, 0, 0, stv);
+    FD_ZERO(rs); FD_SET(lp[0], rs);
+    struct timespec *sts = A(sizeof *sts);
+    sts->tv_nsec = 5000000;
+    C6(SYS_pselect6, lp[0] + 1, rs, 0, 0, sts, 0);
+    struct pollfd *pp2 = A(sizeof *pp2);
+    pp2->fd = lp[0]; pp2->events = POLLIN;
+    sts->tv_nsec = 5000000;
+    C5(SYS_ppoll, pp2, 1, sts, 0, 8);
+
     C1(SYS_exit_group, 0);
     return 0;
 }
@@ -771,6 +853,9 @@ struct Record {
     nr: usize,
     args: [u64; 6],
     ret: i64,
+    /// The arena before the call.
+    before: Arena,
+    /// The arena after the call.
     arena: Arena,
 }
 
@@ -788,9 +873,16 @@ fn records(log: &[u8]) -> Vec<Record> {
         let ret = word(off + 64) as i64;
         let addr = word(off + 72);
         let len = word(off + 80) as usize;
-        let bytes = log[off + 88..off + 88 + len].to_vec();
-        off += 88 + len;
-        out.push(Record { nr, args, ret, arena: Arena { addr, bytes } });
+        let before = log[off + 88..off + 88 + len].to_vec();
+        let after = log[off + 88 + len..off + 88 + 2 * len].to_vec();
+        off += 88 + 2 * len;
+        out.push(Record {
+            nr,
+            args,
+            ret,
+            before: Arena { addr, bytes: before },
+            arena: Arena { addr, bytes: after },
+        });
     }
     out
 }
@@ -821,10 +913,22 @@ fn calls_of(trace: &str) -> Vec<Line> {
             let (_, after) = tail.split_once(" resumed>").expect("resumed line");
             let head = pending.remove(pid).expect("unfinished line before resumed");
             let whole = format!("{head}{after}");
-            lines.push((pid.into(), Line { whole, split: Some((format!("{head} <unfinished ...>"), rest.into())) }));
+            lines.push((
+                pid.into(),
+                Line {
+                    whole,
+                    split: Some((format!("{head} <unfinished ...>"), rest.into())),
+                },
+            ));
             continue;
         }
-        lines.push((pid.into(), Line { whole: rest.into(), split: None }));
+        lines.push((
+            pid.into(),
+            Line {
+                whole: rest.into(),
+                split: None,
+            },
+        ));
     }
     let start = lines
         .iter()
@@ -844,7 +948,11 @@ fn padded(line: &str, call: &str, result: &str) -> bool {
 }
 
 fn have(cmd: &str, arg: &str) -> bool {
-    Command::new(cmd).arg(arg).output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new(cmd)
+        .arg(arg)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 #[test]
@@ -864,8 +972,18 @@ fn same_lines_as_strace() {
     let src = dir.join("prog.c");
     let prog = dir.join("prog");
     std::fs::write(&src, PROGRAM).unwrap();
-    let built = Command::new(cc).arg("-O0").arg("-o").arg(&prog).arg(&src).output().unwrap();
-    assert!(built.status.success(), "compiling the test program: {}", String::from_utf8_lossy(&built.stderr));
+    let built = Command::new(cc)
+        .arg("-O0")
+        .arg("-o")
+        .arg(&prog)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "compiling the test program: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
 
     let (log, trace) = (dir.join("log.bin"), dir.join("trace.txt"));
     let mut child = Command::new("strace")
@@ -909,39 +1027,69 @@ fn same_lines_as_strace() {
             break;
         };
         let opts = Options::DEFAULT;
-        let mut call = String::new();
-        format_call(&mut call, rec.nr, &rec.args, rec.ret, &rec.arena, &opts).unwrap();
+        // What the trace extension keeps when a call starts.
+        let saved = entry_state(rec.nr, &rec.args, &rec.before);
         let mut result = String::new();
         format_result_with(&mut result, rec.nr, &rec.args, rec.ret, &rec.arena, &opts).unwrap();
-        // strace pads between the call and " = " to column 40.
-        if padded(&expected.whole, &call, &result) {
-            checked += 1;
-        } else {
-            failures.push(format!("strace: {}\n   ours: {call}{result}", expected.whole));
-        }
-        // The two halves of a split line.
-        let entry_opts = Options { out_args: false, ..opts };
+        // The line in two halves: the entry half formatted when the call
+        // starts (from the memory before it), the rest when it returns.
+        let entry_opts = Options {
+            out_args: false,
+            ..opts
+        };
         let mut entry = String::new();
-        format_call(&mut entry, rec.nr, &rec.args, rec.ret, &rec.arena, &entry_opts).unwrap();
+        format_call(&mut entry, rec.nr, &rec.args, rec.ret, &rec.before, &entry_opts).unwrap();
         let mut resumed = String::new();
-        strata_decode::format_resumed(&mut resumed, rec.nr, &rec.args, rec.ret, &rec.arena, &opts).unwrap();
+        format_resumed(&mut resumed, rec.nr, &rec.args, rec.ret, &rec.arena, &opts, &saved).unwrap();
+        let rest = resumed.split_once(" resumed>").unwrap().1;
+        let halves = format!("{entry}{rest}");
+        let mut ok = padded(&expected.whole, &halves, &result);
+        if !ok {
+            failures.push(format!("strace: {}\n halves: {halves}{result}", expected.whole));
+        }
+        // strace's own split lines, half by half.
         if let Some((head, tail)) = &expected.split {
             split += 1;
             if *head != format!("{entry} <unfinished ...>") || !padded(tail, &resumed, &result) {
+                ok = false;
                 failures.push(format!(
                     "strace: {head}\n        {tail}\n   ours: {entry} <unfinished ...>\n        {resumed}{result}"
                 ));
             }
         }
-        // Entry half + what the resumed line adds = the whole call.
-        let rest = resumed.split_once(" resumed>").unwrap().1;
-        if format!("{entry}{rest}") != call {
-            failures.push(format!("halves {entry:?} + {rest:?} != {call:?}"));
+        // The whole line formatted when the call returns, with what was
+        // saved when it started: the same, except for the calls whose
+        // inputs are gone by then (select, pselect6, ppoll, execve).
+        if !matches!(rec.nr, 7 | 23 | 59 | 270 | 271 | 322) {
+            let mut call = String::new();
+            format_call_with(&mut call, rec.nr, &rec.args, rec.ret, &rec.arena, &opts, &saved).unwrap();
+            if !padded(&expected.whole, &call, &result) {
+                ok = false;
+                failures.push(format!("strace: {}\n  whole: {call}{result}", expected.whole));
+            }
+        } else {
+            assert!(inputs_change(rec.nr) || rec.nr == 7);
+        }
+        if ok {
+            checked += 1;
         }
     }
-    assert!(split > 0, "no split line to check (the late writer should have caused one)");
+    assert!(
+        split > 0,
+        "no split line to check (the late writer should have caused one)"
+    );
     // exit_group is the last call; strace prints it as `exit_group(0) = ?`.
-    assert!(failures.is_empty(), "{} of {} lines differ:\n{}", failures.len(), recs.len(), failures.join("\n"));
-    assert_eq!(lines.len(), recs.len() + 1, "strace printed calls the program did not log");
+    assert!(
+        failures.is_empty(),
+        "{} of {} lines differ:\n{}",
+        failures.len(),
+        recs.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        lines.len(),
+        recs.len() + 1,
+        "strace printed calls the program did not log"
+    );
     eprintln!("{checked} calls formatted exactly as strace did, {split} of them also as split lines");
 }

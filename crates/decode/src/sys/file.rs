@@ -59,7 +59,7 @@ pub(crate) fn openat2(p: &mut P) -> R {
 /// strace's print_nonzero_bytes: `, /* bytes 24..31 */ "\x01..."` when
 /// the tail of an extensible struct is not all zero.
 pub(crate) fn nonzero_tail(p: &mut P, addr: u64, start: usize, total: usize) -> R {
-    let mut src = crate::out::MemBytes::new(p.mem, addr + start as u64);
+    let mut src = crate::out::MemBytes::new(p.mem, addr.wrapping_add(start as u64));
     let len = total - start;
     let mut zero = true;
     for i in 0..len {

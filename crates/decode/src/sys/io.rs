@@ -261,7 +261,12 @@ fn termios(p: &mut P, addr: u64) -> R {
     if !p.fetch(addr, &mut b)? {
         return Ok(());
     }
-    let (i, o, c, l) = (le_u32(&b[0..]) as u64, le_u32(&b[4..]) as u64, le_u32(&b[8..]) as u64, le_u32(&b[12..]) as u64);
+    let (i, o, c, l) = (
+        le_u32(&b[0..]) as u64,
+        le_u32(&b[4..]) as u64,
+        le_u32(&b[8..]) as u64,
+        le_u32(&b[12..]) as u64,
+    );
     p.s("{c_iflag=")?;
     p.flags64(xlat::TERM_IFLAGS, i, None)?;
     p.s(", c_oflag=")?;
@@ -773,9 +778,15 @@ pub(crate) fn sendfile(p: &mut P) -> R {
     p.next()?;
     p.fd(p.a[1])?;
     p.next()?;
-    if !num_i64(p, p.a[2], false)? {
-        p.next()?;
-        return p.u(p.a[3]);
+    // The offset as it was when the call started, if the caller saved it.
+    match p.entry.word(0) {
+        Some(old) if p.a[2] != 0 => write!(p, "[{old}]")?,
+        _ => {
+            if !num_i64(p, p.a[2], false)? {
+                p.next()?;
+                return p.u(p.a[3]);
+            }
+        }
     }
     p.exiting()?;
     if !p.failed() && p.ret != 0 {

@@ -17,7 +17,16 @@ pub(crate) fn mmap(p: &mut P) -> R {
     p.next()?;
     p.flags64(xlat::MMAP_PROT, p.a[2], Some("PROT_???"))?;
     p.next()?;
-    let mut flags = p.a[3];
+    mmap_flags(p, p.a[3])?;
+    p.next()?;
+    p.fd(p.a[4])?;
+    p.next()?;
+    p.x(p.a[5])
+}
+
+/// strace's print_mmap_flags: the mapping type, the flags, the huge page size.
+fn mmap_flags(p: &mut P, flags: u64) -> R {
+    let mut flags = flags;
     // The mapping type is a value, the rest are flags.
     match lookup(xlat::MMAP_FLAGS, flags & MAP_TYPE) {
         Some(s) => p.s(s)?,
@@ -37,10 +46,20 @@ pub(crate) fn mmap(p: &mut P) -> R {
     if huge != 0 {
         write!(p, "|{}<<MAP_HUGE_SHIFT", huge >> MAP_HUGE_SHIFT)?;
     }
+    Ok(())
+}
+
+/// remap_file_pages(addr, size, prot, pgoff, flags).
+pub(crate) fn remap_file_pages(p: &mut P) -> R {
+    p.addr(p.a[0])?;
     p.next()?;
-    p.fd(p.a[4])?;
+    p.u(p.a[1])?;
     p.next()?;
-    p.x(p.a[5])
+    p.flags64(xlat::MMAP_PROT, p.a[2], Some("PROT_???"))?;
+    p.next()?;
+    p.u(p.a[3])?;
+    p.next()?;
+    mmap_flags(p, p.a[4])
 }
 
 const MREMAP_MAYMOVE: u64 = 1;

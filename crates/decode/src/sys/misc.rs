@@ -39,7 +39,11 @@ pub(crate) fn recvmmsg(p: &mut P) -> R {
     p.next()?;
     p.flags(xlat::MSG_FLAGS, p.a[3], Some("MSG_???"))?;
     p.next()?;
-    p.timespec_any(p.a[4])
+    // The timeout as it was when the call started, if the caller saved it.
+    match (p.entry.word(0), p.entry.word(1)) {
+        (Some(sec), Some(nsec)) if p.a[4] != 0 => write!(p, "{{tv_sec={}, tv_nsec={nsec}}}", sec as i64),
+        _ => p.timespec_any(p.a[4]),
+    }
 }
 
 /// What recvmmsg adds after its result: ` (Timeout)`, ` (left {...})`.
@@ -65,7 +69,12 @@ fn mmsgvec(p: &mut P, addr: u64, vlen: u64, mut with_len: u64, use_len: bool) ->
         count -= 1;
         let msg_len = le_u32(&el[56..]) as u64;
         p.s("{msg_hdr=")?;
-        super::net::msghdr_bytes(p, el[..56].try_into().unwrap(), None, if use_len { msg_len } else { u64::MAX })?;
+        super::net::msghdr_bytes(
+            p,
+            el[..56].try_into().unwrap(),
+            None,
+            if use_len { msg_len } else { u64::MAX },
+        )?;
         if with_len > 0 {
             write!(p, ", msg_len={msg_len}")?;
             with_len -= 1;
@@ -108,7 +117,11 @@ fn print_cap_data(p: &mut P, addr: u64, h: Option<(u32, i32)>) -> R {
     let Some((version, _)) = h.filter(|_| addr != 0) else {
         return p.addr(addr);
     };
-    let len = if version == 0x2007_1026 || version == 0x2008_0522 { 2 } else { 1 };
+    let len = if version == 0x2007_1026 || version == 0x2008_0522 {
+        2
+    } else {
+        1
+    };
     let mut b = [0u8; 24];
     if !p.fetch(addr, &mut b[..12 * len])? {
         return Ok(());
@@ -267,7 +280,11 @@ pub(crate) fn seccomp(p: &mut P) -> R {
     match op {
         1 => {
             // SECCOMP_SET_MODE_FILTER
-            p.flags(xlat::SECCOMP_FILTER_FLAGS, flags as u64, Some("SECCOMP_FILTER_FLAG_???"))?;
+            p.flags(
+                xlat::SECCOMP_FILTER_FLAGS,
+                flags as u64,
+                Some("SECCOMP_FILTER_FLAG_???"),
+            )?;
             p.next()?;
             super::process::seccomp_fprog(p, p.a[2])
         }
@@ -432,4 +449,42 @@ pub(crate) fn sched_rr_get_interval(p: &mut P) -> R {
     } else {
         p.timespec(p.a[1])
     }
+}
+
+/// mq_timedsend(mqdes, msg, len, prio, abs_timeout).
+pub(crate) fn mq_timedsend(p: &mut P) -> R {
+    p.fd(p.a[0])?;
+    p.next()?;
+    p.strn(p.a[1], p.a[2])?;
+    let (len, prio) = (p.a[2], p.a[3] as u32);
+    write!(p, ", {len}, {prio}, ")?;
+    p.timespec(p.a[4])
+}
+
+/// mq_timedreceive(mqdes, msg, len, prio, abs_timeout).
+pub(crate) fn mq_timedreceive(p: &mut P) -> R {
+    p.fd(p.a[0])?;
+    p.next()?;
+    p.exiting()?;
+    if p.failed() {
+        p.addr(p.a[1])?;
+    } else {
+        p.strn(p.a[1], p.ret as u64)?;
+    }
+    let len = p.a[2];
+    write!(p, ", {len}, ")?;
+    let mut b = [0u8; 4];
+    if p.fetch(p.a[3], &mut b)? {
+        write!(p, "[{}]", le_u32(&b))?;
+    }
+    p.next()?;
+    p.timespec_any(p.a[4])
+}
+
+/// io_setup(nr_events, ctxp).
+pub(crate) fn io_setup(p: &mut P) -> R {
+    p.u(p.a[0] as u32 as u64)?;
+    p.next()?;
+    p.exiting()?;
+    p.num_ptr(p.a[1])
 }

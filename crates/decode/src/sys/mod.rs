@@ -185,9 +185,15 @@ pub(crate) fn decode(p: &mut P, nr: usize) -> R {
         CREAT => seq(p, &[Path, Mode]),
         ACCESS => seq(p, &[Path, F(xlat::ACCESS_MODES, "?_OK")]),
         FACCESSAT => seq(p, &[Dirfd, Path, F(xlat::ACCESS_MODES, "?_OK")]),
-        FACCESSAT2 => {
-            seq(p, &[Dirfd, Path, F(xlat::ACCESS_MODES, "?_OK"), F(xlat::FACCESSAT_FLAGS, "AT_???")])
-        }
+        FACCESSAT2 => seq(
+            p,
+            &[
+                Dirfd,
+                Path,
+                F(xlat::ACCESS_MODES, "?_OK"),
+                F(xlat::FACCESSAT_FLAGS, "AT_???"),
+            ],
+        ),
         STAT | LSTAT => file::stat(p, false),
         FSTAT => file::stat(p, true),
         NEWFSTATAT => file::newfstatat(p),
@@ -272,7 +278,8 @@ pub(crate) fn decode(p: &mut P, nr: usize) -> R {
         CLONE => process::clone(p),
         CLONE3 => process::clone3(p),
         FORK | VFORK | GETPID | GETPPID | GETTID | GETUID | GETEUID | GETGID | GETEGID | GETPGRP | SETSID
-        | SCHED_YIELD | PAUSE | RT_SIGRETURN => Ok(()),
+        | SCHED_YIELD | PAUSE => Ok(()),
+        RT_SIGRETURN => signal::rt_sigreturn(p),
         RESTART_SYSCALL => p.s("<... resuming interrupted system call ...>"),
         EXECVE => process::execve(p, false),
         EXECVEAT => process::execve(p, true),
@@ -391,10 +398,20 @@ pub(crate) fn decode(p: &mut P, nr: usize) -> R {
             p.flags(xlat::SPLICE_FLAGS, p.a[3], Some("SPLICE_F_???"))
         }
         FSOPEN => seq(p, &[Str, F(xlat::FSOPEN_FLAGS, "FSOPEN_???")]),
-        FSMOUNT => seq(p, &[Fd, F(xlat::FSMOUNT_FLAGS, "FSMOUNT_???"), F(xlat::FSMOUNT_ATTR_FLAGS, "MOUNT_ATTR_???")]),
+        FSMOUNT => seq(
+            p,
+            &[
+                Fd,
+                F(xlat::FSMOUNT_FLAGS, "FSMOUNT_???"),
+                F(xlat::FSMOUNT_ATTR_FLAGS, "MOUNT_ATTR_???"),
+            ],
+        ),
         FSPICK => seq(p, &[Dirfd, Path, F(xlat::FSPICK_FLAGS, "FSPICK_???")]),
         OPEN_TREE => seq(p, &[Dirfd, Path, F(xlat::OPEN_TREE_FLAGS, "OPEN_TREE_???")]),
-        MOVE_MOUNT => seq(p, &[Dirfd, Path, Dirfd, Path, F(xlat::MOVE_MOUNT_FLAGS, "MOVE_MOUNT_???")]),
+        MOVE_MOUNT => seq(
+            p,
+            &[Dirfd, Path, Dirfd, Path, F(xlat::MOVE_MOUNT_FLAGS, "MOVE_MOUNT_???")],
+        ),
         MEMFD_SECRET => seq(p, &[F(xlat::MEMFD_SECRET_FLAGS, "")]),
         PROCESS_MRELEASE | LANDLOCK_RESTRICT_SELF => {
             p.fd(p.a[0])?;
@@ -403,6 +420,20 @@ pub(crate) fn decode(p: &mut P, nr: usize) -> R {
         }
         MQ_UNLINK => seq(p, &[Path]),
         USERFAULTFD => seq(p, &[F(xlat::UFFD_FLAGS, "UFFD_???")]),
+        IOPERM => seq(p, &[X, X, D]),
+        DELETE_MODULE => seq(p, &[Str, F(xlat::DELETE_MODULE_FLAGS, "O_???")]),
+        INIT_MODULE => seq(p, &[Addr, Lu, Str]),
+        FINIT_MODULE => seq(p, &[Fd, Str, F(xlat::MODULE_INIT_FLAGS, "MODULE_INIT_???")]),
+        IO_SETUP => misc::io_setup(p),
+        IO_DESTROY => seq(p, &[Addr]),
+        REMAP_FILE_PAGES => mem::remap_file_pages(p),
+        MQ_TIMEDSEND => misc::mq_timedsend(p),
+        MQ_TIMEDRECEIVE => misc::mq_timedreceive(p),
+        MQ_NOTIFY => {
+            p.fd(p.a[0])?;
+            p.next()?;
+            time::sigevent(p, p.a[1])
+        }
         _ => printargs(p, nr),
     }
 }

@@ -3,7 +3,7 @@
 use core::fmt::Write as _;
 
 use super::io::int_pair;
-use crate::out::{le_i32, le_u16, le_u32, le_u64, lookup, MemBytes, P, R, CSTR, HEX, PLAIN};
+use crate::out::{le_i32, le_u16, le_u32, le_u64, lookup, MemBytes, CSTR, HEX, P, PLAIN, R};
 use crate::xlat::{self, Xlat};
 
 const AF_UNIX: u16 = 1;
@@ -99,12 +99,19 @@ pub(crate) fn sockaddr(p: &mut P, addr: u64, len: i32) -> Result<Option<u16>, co
             }
             AF_INET if len >= 16 => {
                 let port = u16::from_be_bytes([b[2], b[3]]);
-                write!(p, "sin_port=htons({port}), sin_addr=inet_addr(\"{}.{}.{}.{}\")", b[4], b[5], b[6], b[7])?;
+                write!(
+                    p,
+                    "sin_port=htons({port}), sin_addr=inet_addr(\"{}.{}.{}.{}\")",
+                    b[4], b[5], b[6], b[7]
+                )?;
             }
             AF_INET6 if len >= 24 => {
                 let port = u16::from_be_bytes([b[2], b[3]]);
                 let flow = u32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-                write!(p, "sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), inet_pton(AF_INET6, \"")?;
+                write!(
+                    p,
+                    "sin6_port=htons({port}), sin6_flowinfo=htonl({flow}), inet_pton(AF_INET6, \""
+                )?;
                 let mut a = [0u8; 16];
                 a.copy_from_slice(&b[8..24]);
                 inet6(p, &a)?;
@@ -186,6 +193,11 @@ fn inet6(p: &mut P, a: &[u8; 16]) -> R {
     Ok(())
 }
 
+/// The int the caller saved when the call started ([`crate::EntryState`]).
+fn saved_int(p: &P) -> Option<i32> {
+    p.entry.word(0).map(|v| v as i32)
+}
+
 /// `[16]` or `[128 => 16]`: an addrlen that was `ulen` and became `rlen`.
 fn changed_len(p: &mut P, ulen: i32, rlen: i32) -> R {
     if ulen != rlen {
@@ -219,7 +231,11 @@ pub(crate) fn accept(p: &mut P, flags4: bool) -> R {
 pub(crate) fn getsockname(p: &mut P) -> R {
     p.fd(p.a[0])?;
     p.next()?;
-    let ulen = if p.a[1] != 0 { read_int(p, p.a[2]) } else { None };
+    let ulen = if p.a[1] != 0 {
+        saved_int(p).or_else(|| read_int(p, p.a[2]))
+    } else {
+        None
+    };
     let Some(ulen) = ulen else {
         p.addr(p.a[1])?;
         p.next()?;
@@ -260,7 +276,11 @@ pub(crate) fn sendto(p: &mut P) -> R {
 pub(crate) fn recvfrom(p: &mut P) -> R {
     p.fd(p.a[0])?;
     p.next()?;
-    let ulen = if p.a[4] != 0 { read_int(p, p.a[5]) } else { None };
+    let ulen = if p.a[4] != 0 {
+        saved_int(p).or_else(|| read_int(p, p.a[5]))
+    } else {
+        None
+    };
     p.exiting()?;
     if p.failed() {
         p.addr(p.a[1])?;
@@ -305,7 +325,7 @@ pub(crate) fn recvmsg(p: &mut P) -> R {
     if p.a[1] == 0 || !p.read(p.a[1], &mut h) {
         p.addr(p.a[1])?;
     } else {
-        let namelen = le_i32(&h[8..]);
+        let namelen = saved_int(p).unwrap_or(le_i32(&h[8..]));
         p.exiting()?;
         if p.failed() {
             write!(p, "{{msg_namelen={namelen}}}")?;
@@ -379,7 +399,7 @@ fn msg_control(p: &mut P, addr: u64, in_len: u64) -> R {
     p.s("[")?;
     while buf_len >= 16 {
         let mut h = [0u8; 16];
-        if !p.read(addr + off, &mut h) {
+        if !p.read(addr.wrapping_add(off), &mut h) {
             break;
         }
         let cmsg_len = le_u64(&h[0..]);
@@ -392,7 +412,7 @@ fn msg_control(p: &mut P, addr: u64, in_len: u64) -> R {
         p.s(", cmsg_type=")?;
         let len = cmsg_len.min(buf_len);
         let data_len = len.saturating_sub(16);
-        let data = addr + off + 16;
+        let data = addr.wrapping_add(off + 16);
         match level {
             1 => {
                 p.xval(xlat::SCMVALS, typ as u32 as u64, Some("SCM_???"))?;
@@ -438,7 +458,7 @@ fn msg_control(p: &mut P, addr: u64, in_len: u64) -> R {
         buf_len -= step;
     }
     if buf_len != 0 {
-        write!(p, ", ... /* {:#x} */", addr + (control_len - buf_len))?;
+        write!(p, ", ... /* {:#x} */", addr.wrapping_add(control_len - buf_len))?;
     } else if control_len < in_len {
         p.s(", ...")?;
     }
@@ -451,7 +471,14 @@ fn sockopt_name(p: &mut P, level: u32, name: u32, get: bool) -> R {
     p.xval(xlat::SOCKETLAYERS, level as u64, Some("SOL_??"))?;
     p.next()?;
     let tables: (&[Xlat], &str) = match level {
-        1 => (if get { &[xlat::SOCK_OPTIONS, xlat::GETSOCK_OPTIONS] } else { &[xlat::SOCK_OPTIONS, xlat::SETSOCK_OPTIONS] }, "SO_???"),
+        1 => (
+            if get {
+                &[xlat::SOCK_OPTIONS, xlat::GETSOCK_OPTIONS]
+            } else {
+                &[xlat::SOCK_OPTIONS, xlat::SETSOCK_OPTIONS]
+            },
+            "SO_???",
+        ),
         0 => (
             if get {
                 &[xlat::SOCK_IP_OPTIONS, xlat::GETSOCK_IP_OPTIONS]
@@ -543,7 +570,11 @@ pub(crate) fn getsockopt(p: &mut P) -> R {
     let (level, name, addr) = (p.a[1] as u32, p.a[2] as u32, p.a[3]);
     sockopt_name(p, level, name, true)?;
     p.next()?;
-    let Some(ulen) = (if p.a[4] != 0 { read_int(p, p.a[4]) } else { None }) else {
+    let Some(ulen) = (if p.a[4] != 0 {
+        saved_int(p).or_else(|| read_int(p, p.a[4]))
+    } else {
+        None
+    }) else {
         p.addr(addr)?;
         p.next()?;
         return p.addr(p.a[4]);

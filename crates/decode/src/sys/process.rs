@@ -6,7 +6,7 @@ use core::fmt::Write as _;
 
 use super::signal::siginfo_at;
 use super::Rval;
-use crate::out::{le_i32, le_i64, le_u16, le_u32, le_u64, lookup, MemBytes, P, R, HEX};
+use crate::out::{le_i32, le_i64, le_u16, le_u32, le_u64, lookup, MemBytes, HEX, P, R};
 use crate::xlat;
 
 const CLONE_PIDFD: u64 = 0x1000;

@@ -41,6 +41,24 @@ pub(crate) fn rt_sigaction(p: &mut P) -> R {
     p.u(p.a[3])
 }
 
+/// rt_sigreturn(): it has no arguments; strace shows the signal mask the
+/// frame restores, found from the stack pointer. The caller passes the
+/// stack pointer at the `syscall` instruction as `args[0]` (0: unknown).
+pub(crate) fn rt_sigreturn(p: &mut P) -> R {
+    let sp = p.a[0];
+    if sp == 0 {
+        return Ok(());
+    }
+    // The frame starts one word below (the restorer's return address was
+    // popped); uc_sigmask is 296 bytes into the ucontext that follows it.
+    p.s("{mask=")?;
+    let mut b = [0u8; 8];
+    if p.fetch_any(sp.wrapping_add(296), &mut b)? {
+        p.sigmask(&b)?;
+    }
+    p.s("}")
+}
+
 /// rt_sigprocmask(how, set, oldset, sigsetsize).
 pub(crate) fn rt_sigprocmask(p: &mut P) -> R {
     p.xval(xlat::SIGPROCMASKCMDS, p.a[0], Some("SIG_???"))?;
@@ -156,8 +174,8 @@ pub(crate) fn siginfo(p: &mut P, b: &[u8; 48]) -> R {
         p.s("si_signo=")?;
         p.signal(signo)?;
         p.s(", si_code=")?;
-        let name =
-            lookup(xlat::SIGINFO_CODES, code as u32 as u64).or_else(|| si_codes(signo).and_then(|x| lookup(x, code as u32 as u64)));
+        let name = lookup(xlat::SIGINFO_CODES, code as u32 as u64)
+            .or_else(|| si_codes(signo).and_then(|x| lookup(x, code as u32 as u64)));
         match name {
             Some(s) => p.s(s)?,
             None => p.d(code as i64)?,
@@ -173,7 +191,12 @@ pub(crate) fn siginfo(p: &mut P, b: &[u8; 48]) -> R {
             match code {
                 0 | -6 => source(p, b)?,
                 -2 => {
-                    write!(p, ", si_timerid={:#x}, si_overrun={}", le_i32(&b[16..]), le_i32(&b[20..]))?;
+                    write!(
+                        p,
+                        ", si_timerid={:#x}, si_overrun={}",
+                        le_i32(&b[16..]),
+                        le_i32(&b[20..])
+                    )?;
                     sigval(p, b)?;
                 }
                 -5 => write!(p, ", si_band={}, si_fd={}", le_i64(&b[16..]), le_i32(&b[24..]))?,

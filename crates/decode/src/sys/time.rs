@@ -14,7 +14,11 @@ pub(crate) fn clockname(p: &mut P, id: i32) -> R {
             return write!(p, "FD_TO_CLOCKID({})", !(id >> 3));
         }
         let pid = !(id >> 3);
-        let which = if id & 4 != 0 { "MAKE_THREAD_CPUCLOCK" } else { "MAKE_PROCESS_CPUCLOCK" };
+        let which = if id & 4 != 0 {
+            "MAKE_THREAD_CPUCLOCK"
+        } else {
+            "MAKE_PROCESS_CPUCLOCK"
+        };
         write!(p, "{which}({pid}, ")?;
         // strace masks with CLOCKFD_MASK (7), so thread clocks show as unknown.
         match id & 7 {
@@ -75,7 +79,12 @@ pub(crate) fn clock_gettime(p: &mut P) -> R {
 fn timezone(p: &mut P, addr: u64) -> R {
     let mut b = [0u8; 8];
     if p.fetch(addr, &mut b)? {
-        write!(p, "{{tz_minuteswest={}, tz_dsttime={}}}", le_i32(&b[0..]), le_i32(&b[4..]))?;
+        write!(
+            p,
+            "{{tz_minuteswest={}, tz_dsttime={}}}",
+            le_i32(&b[0..]),
+            le_i32(&b[4..])
+        )?;
     }
     Ok(())
 }
@@ -160,8 +169,16 @@ pub(crate) fn setitimer(p: &mut P) -> R {
 pub(crate) fn timer_create(p: &mut P) -> R {
     clockname(p, p.a[0] as i32)?;
     p.next()?;
+    sigevent(p, p.a[1])?;
+    p.next()?;
+    p.exiting()?;
+    p.num_int(p.a[2])
+}
+
+/// struct sigevent: `{sigev_signo=SIGALRM, sigev_notify=SIGEV_SIGNAL}`.
+pub(crate) fn sigevent(p: &mut P, addr: u64) -> R {
     let mut b = [0u8; 64];
-    if p.fetch(p.a[1], &mut b)? {
+    if p.fetch(addr, &mut b)? {
         let (value, signo, notify) = (le_u64(&b[0..]), le_i32(&b[8..]), le_i32(&b[12..]));
         p.s("{")?;
         if value != 0 {
@@ -188,9 +205,7 @@ pub(crate) fn timer_create(p: &mut P) -> R {
         }
         p.s("}")?;
     }
-    p.next()?;
-    p.exiting()?;
-    p.num_int(p.a[2])
+    Ok(())
 }
 
 /// timer_settime(timerid, flags, new_value, old_value).

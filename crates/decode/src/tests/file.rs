@@ -72,7 +72,13 @@ fn open_flags_and_modes() {
     );
     // The old open(2): `syscall(SYS_open, "/etc/passwd", O_RDONLY | O_CLOEXEC)`.
     let m = Mem::new().str(P, "/etc/passwd");
-    check(OPEN, [P, 0x80000, 0, 0, 0, 0], 6, &m, r#"open("/etc/passwd", O_RDONLY|O_CLOEXEC) = 6"#);
+    check(
+        OPEN,
+        [P, 0x80000, 0, 0, 0, 0],
+        6,
+        &m,
+        r#"open("/etc/passwd", O_RDONLY|O_CLOEXEC) = 6"#,
+    );
 }
 
 /// `openat2(AT_FDCWD, "/etc/passwd", &how, sizeof how)` with
@@ -138,10 +144,22 @@ fn stat_family() {
         r#"newfstatat(AT_FDCWD, "/tmp", {st_mode=S_IFDIR|S_ISVTX|0777, st_size=4096, ...}, 0) = 0"#,
     );
     let m = Mem::new().put(ST, &stat(0o100640, 12345, 0));
-    check(FSTAT, [5, ST, 0, 0, 0, 0], 0, &m, "fstat(5, {st_mode=S_IFREG|0640, st_size=12345, ...}) = 0");
+    check(
+        FSTAT,
+        [5, ST, 0, 0, 0, 0],
+        0,
+        &m,
+        "fstat(5, {st_mode=S_IFREG|0640, st_size=12345, ...}) = 0",
+    );
     // `syscall(SYS_stat, "/etc/passwd", &st)`
     let m = Mem::new().str(P, "/etc/passwd").put(ST, &stat(0o100644, 1221, 0));
-    check(STAT, [P, ST, 0, 0, 0, 0], 0, &m, r#"stat("/etc/passwd", {st_mode=S_IFREG|0644, st_size=1221, ...}) = 0"#);
+    check(
+        STAT,
+        [P, ST, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"stat("/etc/passwd", {st_mode=S_IFREG|0644, st_size=1221, ...}) = 0"#,
+    );
 }
 
 /// ```c
@@ -183,7 +201,13 @@ fn statx() {
 #[test]
 fn access() {
     let m = Mem::new().str(P, "/etc/passwd");
-    check(ACCESS, [P, 0, 0, 0, 0, 0], 0, &m, r#"access("/etc/passwd", F_OK)       = 0"#);
+    check(
+        ACCESS,
+        [P, 0, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"access("/etc/passwd", F_OK)       = 0"#,
+    );
     check(
         ACCESS,
         [P, 7, 0, 0, 0, 0],
@@ -192,7 +216,13 @@ fn access() {
         r#"access("/etc/passwd", R_OK|W_OK|X_OK) = -1 EACCES (Permission denied)"#,
     );
     let m = Mem::new().str(P, "/etc");
-    check(FACCESSAT2, [AT_FDCWD, P, 1, 0x200, 0, 0], 0, &m, r#"faccessat2(AT_FDCWD, "/etc", X_OK, AT_EACCESS) = 0"#);
+    check(
+        FACCESSAT2,
+        [AT_FDCWD, P, 1, 0x200, 0, 0],
+        0,
+        &m,
+        r#"faccessat2(AT_FDCWD, "/etc", X_OK, AT_EACCESS) = 0"#,
+    );
     check(
         FACCESSAT2,
         [AT_FDCWD, P, 4, 0x300, 0, 0],
@@ -213,15 +243,51 @@ fn access() {
 #[test]
 fn directories_and_links() {
     let m = Mem::new().str(P, "/tmp/ex");
-    check(GETCWD, [P, 256, 0, 0, 0, 0], 8, &m, r#"getcwd("/tmp/ex", 256)            = 8"#);
-    check(GETCWD, [P, 1, 0, 0, 0, 0], -34, &m, "getcwd(0x5000, 1) = -1 ERANGE (Numerical result out of range)");
+    check(
+        GETCWD,
+        [P, 256, 0, 0, 0, 0],
+        8,
+        &m,
+        r#"getcwd("/tmp/ex", 256)            = 8"#,
+    );
+    check(
+        GETCWD,
+        [P, 1, 0, 0, 0, 0],
+        -34,
+        &m,
+        "getcwd(0x5000, 1) = -1 ERANGE (Numerical result out of range)",
+    );
     let m = Mem::new().str(P, "/tmp");
-    check(CHDIR, [P, 0, 0, 0, 0, 0], 0, &m, r#"chdir("/tmp")                     = 0"#);
+    check(
+        CHDIR,
+        [P, 0, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"chdir("/tmp")                     = 0"#,
+    );
     let m = Mem::new().str(P, "/tmp/ex/d").str(0x6000, "/tmp/ex/d3");
-    check(MKDIR, [P, 0o755, 0, 0, 0, 0], 0, &m, r#"mkdir("/tmp/ex/d", 0755)          = 0"#);
-    check(RENAME, [P, 0x6000, 0, 0, 0, 0], 0, &m, r#"rename("/tmp/ex/d", "/tmp/ex/d3") = 0"#);
+    check(
+        MKDIR,
+        [P, 0o755, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"mkdir("/tmp/ex/d", 0755)          = 0"#,
+    );
+    check(
+        RENAME,
+        [P, 0x6000, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"rename("/tmp/ex/d", "/tmp/ex/d3") = 0"#,
+    );
     let m = Mem::new().str(P, "/tmp/ex/d2").str(0x6000, "/tmp/ex/d4");
-    check(MKDIRAT, [AT_FDCWD, P, 0o700, 0, 0, 0], 0, &m, r#"mkdirat(AT_FDCWD, "/tmp/ex/d2", 0700) = 0"#);
+    check(
+        MKDIRAT,
+        [AT_FDCWD, P, 0o700, 0, 0, 0],
+        0,
+        &m,
+        r#"mkdirat(AT_FDCWD, "/tmp/ex/d2", 0700) = 0"#,
+    );
     check(
         RENAMEAT2,
         [AT_FDCWD, P, AT_FDCWD, 0x6000, 1, 0],
@@ -229,10 +295,31 @@ fn directories_and_links() {
         &m,
         r#"renameat2(AT_FDCWD, "/tmp/ex/d2", AT_FDCWD, "/tmp/ex/d4", RENAME_NOREPLACE) = 0"#,
     );
-    check(UNLINKAT, [AT_FDCWD, 0x6000, 0x200, 0, 0, 0], 0, &m, r#"unlinkat(AT_FDCWD, "/tmp/ex/d4", AT_REMOVEDIR) = 0"#);
-    let m = Mem::new().str(P, "out.txt").str(0x6000, "/tmp/ex/ln").put(0x7000, b"out.txt");
-    check(SYMLINK, [P, 0x6000, 0, 0, 0, 0], 0, &m, r#"symlink("out.txt", "/tmp/ex/ln")  = 0"#);
-    check(READLINK, [0x6000, 0x7000, 256, 0, 0, 0], 7, &m, r#"readlink("/tmp/ex/ln", "out.txt", 256) = 7"#);
+    check(
+        UNLINKAT,
+        [AT_FDCWD, 0x6000, 0x200, 0, 0, 0],
+        0,
+        &m,
+        r#"unlinkat(AT_FDCWD, "/tmp/ex/d4", AT_REMOVEDIR) = 0"#,
+    );
+    let m = Mem::new()
+        .str(P, "out.txt")
+        .str(0x6000, "/tmp/ex/ln")
+        .put(0x7000, b"out.txt");
+    check(
+        SYMLINK,
+        [P, 0x6000, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"symlink("out.txt", "/tmp/ex/ln")  = 0"#,
+    );
+    check(
+        READLINK,
+        [0x6000, 0x7000, 256, 0, 0, 0],
+        7,
+        &m,
+        r#"readlink("/tmp/ex/ln", "out.txt", 256) = 7"#,
+    );
     check(
         READLINKAT,
         [AT_FDCWD, 0x6000, 0x7000, 3, 0, 0],
@@ -241,8 +328,20 @@ fn directories_and_links() {
         r#"readlinkat(AT_FDCWD, "/tmp/ex/ln", "out", 3) = 3"#,
     );
     let m = Mem::new().str(P, "/tmp/ex/out.txt").str(0x6000, "/tmp/ex/hl");
-    check(LINK, [P, 0x6000, 0, 0, 0, 0], 0, &m, r#"link("/tmp/ex/out.txt", "/tmp/ex/hl") = 0"#);
-    check(UNLINK, [0x6000, 0, 0, 0, 0, 0], 0, &m, r#"unlink("/tmp/ex/hl")              = 0"#);
+    check(
+        LINK,
+        [P, 0x6000, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"link("/tmp/ex/out.txt", "/tmp/ex/hl") = 0"#,
+    );
+    check(
+        UNLINK,
+        [0x6000, 0, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"unlink("/tmp/ex/hl")              = 0"#,
+    );
 }
 
 /// ```c
@@ -254,10 +353,30 @@ fn directories_and_links() {
 /// ```
 #[test]
 fn modes_owners_times() {
-    let m = Mem::new().str(P, "/tmp/ex/out.txt").words(0x6000, &[0, (1 << 30) - 1, 5, (1 << 30) - 2]);
-    check(CHMOD, [P, 0o4755, 0, 0, 0, 0], 0, &m, r#"chmod("/tmp/ex/out.txt", 04755)   = 0"#);
-    check(FCHMODAT, [AT_FDCWD, P, 0o644, 0, 0, 0], 0, &m, r#"fchmodat(AT_FDCWD, "/tmp/ex/out.txt", 0644) = 0"#);
-    check(CHOWN, [P, u32::MAX as u64, u32::MAX as u64, 0, 0, 0], 0, &m, r#"chown("/tmp/ex/out.txt", -1, -1)  = 0"#);
+    let m = Mem::new()
+        .str(P, "/tmp/ex/out.txt")
+        .words(0x6000, &[0, (1 << 30) - 1, 5, (1 << 30) - 2]);
+    check(
+        CHMOD,
+        [P, 0o4755, 0, 0, 0, 0],
+        0,
+        &m,
+        r#"chmod("/tmp/ex/out.txt", 04755)   = 0"#,
+    );
+    check(
+        FCHMODAT,
+        [AT_FDCWD, P, 0o644, 0, 0, 0],
+        0,
+        &m,
+        r#"fchmodat(AT_FDCWD, "/tmp/ex/out.txt", 0644) = 0"#,
+    );
+    check(
+        CHOWN,
+        [P, u32::MAX as u64, u32::MAX as u64, 0, 0, 0],
+        0,
+        &m,
+        r#"chown("/tmp/ex/out.txt", -1, -1)  = 0"#,
+    );
     check(
         FCHOWNAT,
         [AT_FDCWD, P, 1, 2, 0x100, 0],
@@ -279,7 +398,25 @@ fn modes_owners_times() {
         &m,
         r#"utimensat(AT_FDCWD, "/tmp/ex/out.txt", NULL, AT_SYMLINK_NOFOLLOW) = 0"#,
     );
-    check(UMASK, [0o22, 0, 0, 0, 0, 0], 0o22, NOMEM, "umask(022)                        = 022");
-    check(UMASK, [0o77, 0, 0, 0, 0, 0], 0o22, NOMEM, "umask(077)                        = 022");
-    check(FCHMOD, [3, 0o600, 0, 0, 0, 0], 0, NOMEM, "fchmod(3, 0600)                   = 0");
+    check(
+        UMASK,
+        [0o22, 0, 0, 0, 0, 0],
+        0o22,
+        NOMEM,
+        "umask(022)                        = 022",
+    );
+    check(
+        UMASK,
+        [0o77, 0, 0, 0, 0, 0],
+        0o22,
+        NOMEM,
+        "umask(077)                        = 022",
+    );
+    check(
+        FCHMOD,
+        [3, 0o600, 0, 0, 0, 0],
+        0,
+        NOMEM,
+        "fchmod(3, 0600)                   = 0",
+    );
 }

@@ -52,7 +52,13 @@ fn mappings() {
         "mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_POPULATE|MAP_GROWSDOWN|MAP_STACK, 99, 0x1000) = -1 EBADF (Bad file \
          descriptor)",
     );
-    check(MUNMAP, [0x7f9c_13d7_d000, 8192, 0, 0, 0, 0], 0, NOMEM, "munmap(0x7f9c13d7d000, 8192)      = 0");
+    check(
+        MUNMAP,
+        [0x7f9c_13d7_d000, 8192, 0, 0, 0, 0],
+        0,
+        NOMEM,
+        "munmap(0x7f9c13d7d000, 8192)      = 0",
+    );
     check(
         MADVISE,
         [0x7f9c_13d7_d000, 4096, 4, 0, 0, 0],
@@ -60,8 +66,20 @@ fn mappings() {
         NOMEM,
         "madvise(0x7f9c13d7d000, 4096, MADV_DONTNEED) = -1 ENOMEM (Cannot allocate memory)",
     );
-    check(BRK, [0; 6], 0x55b8_3462_1000, NOMEM, "brk(NULL)                         = 0x55b834621000");
-    check(BRK, [0x55ef_bf0e_6000, 0, 0, 0, 0, 0], 0x55ef_bf0e_6000, NOMEM, "brk(0x55efbf0e6000)               = 0x55efbf0e6000");
+    check(
+        BRK,
+        [0; 6],
+        0x55b8_3462_1000,
+        NOMEM,
+        "brk(NULL)                         = 0x55b834621000",
+    );
+    check(
+        BRK,
+        [0x55ef_bf0e_6000, 0, 0, 0, 0, 0],
+        0x55ef_bf0e_6000,
+        NOMEM,
+        "brk(0x55efbf0e6000)               = 0x55efbf0e6000",
+    );
     // From the test program in tests/against_strace.rs.
     check(
         MREMAP,

@@ -6,7 +6,9 @@ use std::vec::Vec;
 
 use super::{check, line_opts, Mem, NOMEM};
 use crate::nr::*;
-use crate::{errno_name, format_call, format_resumed, format_result, format_result_with, strerror, Options};
+use crate::{
+    errno_name, format_call, format_result, format_result_with, format_resumed, strerror, EntryState, Options,
+};
 
 #[test]
 fn errnos() {
@@ -47,9 +49,18 @@ fn results() {
     assert_eq!(result(EXIT_GROUP, 0), " = ?");
     assert_eq!(result(EXIT, 0), " = ?");
     // A wait interrupted by a signal (`strace sleep 10` and ^C ... SIGCHLD):
-    assert_eq!(result(WAIT4, -512), " = ? ERESTARTSYS (To be restarted if SA_RESTART is set)");
-    assert_eq!(result(CLOCK_NANOSLEEP, -516), " = ? ERESTART_RESTARTBLOCK (Interrupted by signal)");
-    assert_eq!(result(PAUSE, -514), " = ? ERESTARTNOHAND (To be restarted if no handler)");
+    assert_eq!(
+        result(WAIT4, -512),
+        " = ? ERESTARTSYS (To be restarted if SA_RESTART is set)"
+    );
+    assert_eq!(
+        result(CLOCK_NANOSLEEP, -516),
+        " = ? ERESTART_RESTARTBLOCK (Interrupted by signal)"
+    );
+    assert_eq!(
+        result(PAUSE, -514),
+        " = ? ERESTARTNOHAND (To be restarted if no handler)"
+    );
     assert_eq!(result(CLONE, -513), " = ? ERESTARTNOINTR (To be restarted)");
     // Numbers without a name.
     assert_eq!(result(READ, -41), " = -1 (errno 41)");
@@ -64,16 +75,28 @@ fn results() {
 /// `exit_group(0) = ?`, `openat(...) = -1 ENOENT (No such file or directory)`.
 #[test]
 fn raw() {
-    let raw = Options { raw: true, ..Options::DEFAULT };
+    let raw = Options {
+        raw: true,
+        ..Options::DEFAULT
+    };
     assert_eq!(
         line_opts(OPENAT, [0xffff_ff9c, 0x7ffd_7790_19ff, 0, 0, 0, 0], 3, NOMEM, &raw),
         "openat(0xffffff9c, 0x7ffd779019ff, 0, 0) = 0x3"
     );
     assert_eq!(
-        line_opts(MMAP, [0, 0x22000, 3, 0x22, 0xffff_ffff, 0], 0x7f83_60ee_0000, NOMEM, &raw),
+        line_opts(
+            MMAP,
+            [0, 0x22000, 3, 0x22, 0xffff_ffff, 0],
+            0x7f83_60ee_0000,
+            NOMEM,
+            &raw
+        ),
         "mmap(0, 0x22000, 0x3, 0x22, 0xffffffff, 0) = 0x7f8360ee0000"
     );
-    assert_eq!(line_opts(READ, [3, 0x1000, 0x20000, 0, 0, 0], 0, NOMEM, &raw), "read(0x3, 0x1000, 0x20000) = 0");
+    assert_eq!(
+        line_opts(READ, [3, 0x1000, 0x20000, 0, 0, 0], 0, NOMEM, &raw),
+        "read(0x3, 0x1000, 0x20000) = 0"
+    );
     assert_eq!(line_opts(EXIT_GROUP, [0; 6], 0, NOMEM, &raw), "exit_group(0) = ?");
     assert_eq!(
         line_opts(OPENAT, [0xffff_ff9c, 0x55c9_0893_3c90, 0, 0, 0, 0], -2, NOMEM, &raw),
@@ -99,10 +122,25 @@ fn unknown_number() {
 #[test]
 fn undecoded_and_empty() {
     check(SCHED_YIELD, [0; 6], 0, NOMEM, "sched_yield()                     = 0");
-    check(GETTID, [0; 6], 21788, NOMEM, "gettid()                          = 21788");
-    check(SETSID, [0; 6], 21788, NOMEM, "setsid()                          = 21788");
+    check(
+        GETTID,
+        [0; 6],
+        21788,
+        NOMEM,
+        "gettid()                          = 21788",
+    );
+    check(
+        SETSID,
+        [0; 6],
+        21788,
+        NOMEM,
+        "setsid()                          = 21788",
+    );
     // `epoll_ctl_old` has no decoder in strace: `syscall(214, 1, 2, 0x30, 0)`.
-    assert_eq!(line_opts(214, [1, 2, 0x30, 0, 0, 0], -38, NOMEM, &Options::DEFAULT), "epoll_ctl_old(0x1, 0x2, 0x30, 0) = -1 ENOSYS (Function not implemented)");
+    assert_eq!(
+        line_opts(214, [1, 2, 0x30, 0, 0, 0], -38, NOMEM, &Options::DEFAULT),
+        "epoll_ctl_old(0x1, 0x2, 0x30, 0) = -1 ENOSYS (Function not implemented)"
+    );
 }
 
 /// strace -f splits a call another process interrupts:
@@ -116,20 +154,26 @@ fn undecoded_and_empty() {
 /// ```
 #[test]
 fn split_lines() {
-    let entry = Options { out_args: false, ..Options::DEFAULT };
+    let entry = Options {
+        out_args: false,
+        ..Options::DEFAULT
+    };
     let halves = |nr: usize, args: [u64; 6], ret: i64, m: &Mem| {
         let mut a = String::new();
         format_call(&mut a, nr, &args, ret, m, &entry).unwrap();
         a.push_str(" <unfinished ...>");
         let mut b = String::new();
-        format_resumed(&mut b, nr, &args, ret, m, &Options::DEFAULT).unwrap();
+        format_resumed(&mut b, nr, &args, ret, m, &Options::DEFAULT, &EntryState::NONE).unwrap();
         format_result_with(&mut b, nr, &args, ret, m, &Options::DEFAULT).unwrap();
         (a, b)
     };
     let m = Mem::new().ints(0x7000, &[0]);
     let (a, b) = halves(WAIT4, [u64::MAX, 0x7000, 0, 0, 0, 0], 24987, &m);
     assert_eq!(a, "wait4(-1,  <unfinished ...>");
-    assert_eq!(b, "<... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 24987");
+    assert_eq!(
+        b,
+        "<... wait4 resumed>[{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 24987"
+    );
     let (a, b) = halves(DUP2, [3, 0, 0, 0, 0, 0], 0, NOMEM);
     assert_eq!(a, "dup2(3, 0 <unfinished ...>");
     assert_eq!(b, "<... dup2 resumed>) = 0");
@@ -143,7 +187,16 @@ fn split_lines() {
 
 #[test]
 fn calls_whose_inputs_change() {
-    for nr in [EXECVE, EXECVEAT, SELECT, PSELECT6, ACCEPT, ACCEPT4, GETSOCKNAME, RECVFROM] {
+    for nr in [
+        EXECVE,
+        EXECVEAT,
+        SELECT,
+        PSELECT6,
+        ACCEPT,
+        ACCEPT4,
+        GETSOCKNAME,
+        RECVFROM,
+    ] {
         assert!(crate::inputs_change(nr));
     }
     for nr in [READ, WRITE, OPENAT, CLOSE, MMAP] {
@@ -176,7 +229,10 @@ fn numbers_match_the_table() {
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 ^ (self.0 >> 29)
     }
 }
@@ -192,7 +248,22 @@ fn sweep_never_panics() {
     let base = 0x4000_0000u64;
     let bytes: Vec<u8> = (0..8192).map(|_| rng.next() as u8).collect();
     let m = Mem::new().put(base, &bytes);
-    let rets = [0i64, 1, 3, 4096, -1, -2, -14, -512, -516, -4095, -4096, i64::MAX, i64::MIN, 0x7fff_0000];
+    let rets = [
+        0i64,
+        1,
+        3,
+        4096,
+        -1,
+        -2,
+        -14,
+        -512,
+        -516,
+        -4095,
+        -4096,
+        i64::MAX,
+        i64::MIN,
+        0x7fff_0000,
+    ];
     for nr in 0..480usize {
         for round in 0..40 {
             let mut args = [0u64; 6];
@@ -210,15 +281,29 @@ fn sweep_never_panics() {
             }
             let ret = rets[round % rets.len()];
             for limit in [0usize, 1, 32, 4096] {
-                let opts = Options { string_limit: limit, ..Options::DEFAULT };
+                let opts = Options {
+                    string_limit: limit,
+                    ..Options::DEFAULT
+                };
                 let whole = line_opts(nr, args, ret, &m, &opts);
                 assert!(!whole.is_empty());
                 let mut call = String::new();
                 format_call(&mut call, nr, &args, ret, &m, &opts).unwrap();
                 let mut entry = String::new();
-                format_call(&mut entry, nr, &args, ret, &m, &Options { out_args: false, ..opts }).unwrap();
+                format_call(
+                    &mut entry,
+                    nr,
+                    &args,
+                    ret,
+                    &m,
+                    &Options {
+                        out_args: false,
+                        ..opts
+                    },
+                )
+                .unwrap();
                 let mut resumed = String::new();
-                format_resumed(&mut resumed, nr, &args, ret, &m, &opts).unwrap();
+                format_resumed(&mut resumed, nr, &args, ret, &m, &opts, &EntryState::NONE).unwrap();
                 let rest = resumed.split_once(" resumed>").unwrap().1;
                 assert_eq!(std::format!("{entry}{rest}"), call, "nr {nr} args {args:x?} ret {ret}");
             }

@@ -37,11 +37,35 @@ fn sin6(port: u16, addr: [u8; 16], scope: bool) -> Vec<u8> {
 /// ```
 #[test]
 fn sockets() {
-    check(SOCKET, [2, 0x80001, 6, 0, 0, 0], 12, NOMEM, "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 12");
-    check(SOCKET, [1, 2, 0, 0, 0, 0], 13, NOMEM, "socket(AF_UNIX, SOCK_DGRAM, 0)    = 13");
-    check(SOCKET, [10, 0x802, 0, 0, 0, 0], 14, NOMEM, "socket(AF_INET6, SOCK_DGRAM|SOCK_NONBLOCK, IPPROTO_IP) = 14");
+    check(
+        SOCKET,
+        [2, 0x80001, 6, 0, 0, 0],
+        12,
+        NOMEM,
+        "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 12",
+    );
+    check(
+        SOCKET,
+        [1, 2, 0, 0, 0, 0],
+        13,
+        NOMEM,
+        "socket(AF_UNIX, SOCK_DGRAM, 0)    = 13",
+    );
+    check(
+        SOCKET,
+        [10, 0x802, 0, 0, 0, 0],
+        14,
+        NOMEM,
+        "socket(AF_INET6, SOCK_DGRAM|SOCK_NONBLOCK, IPPROTO_IP) = 14",
+    );
     let m = Mem::new().ints(SA, &[16, 17]);
-    check(SOCKETPAIR, [1, 1, 0, SA, 0, 0], 0, &m, "socketpair(AF_UNIX, SOCK_STREAM, 0, [16, 17]) = 0");
+    check(
+        SOCKETPAIR,
+        [1, 1, 0, SA, 0, 0],
+        0,
+        &m,
+        "socketpair(AF_UNIX, SOCK_STREAM, 0, [16, 17]) = 0",
+    );
 }
 
 /// ```c
@@ -67,7 +91,13 @@ fn addresses() {
     un[0] = 1;
     un[2..14].copy_from_slice(b"/tmp/ex/sock");
     let m = Mem::new().put(SA, &un);
-    check(BIND, [13, SA, 110, 0, 0, 0], 0, &m, r#"bind(13, {sa_family=AF_UNIX, sun_path="/tmp/ex/sock"}, 110) = 0"#);
+    check(
+        BIND,
+        [13, SA, 110, 0, 0, 0],
+        0,
+        &m,
+        r#"bind(13, {sa_family=AF_UNIX, sun_path="/tmp/ex/sock"}, 110) = 0"#,
+    );
     let mut abs = std::vec![1u8, 0, 0];
     abs.extend_from_slice(b"strata\n");
     let m = Mem::new().put(SA, &abs);
@@ -107,7 +137,13 @@ fn addresses() {
         r#"connect(11, {sa_family=AF_INET6, sin6_port=htons(53), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "::ffff:10.1.2.3", &sin6_addr)}, 24) = 0"#,
     );
     // An address that cannot be read: `syscall(SYS_connect, 3, (void *)0x7ffc00001000, 16)`.
-    check(CONNECT, [3, SA, 16, 0, 0, 0], -14, NOMEM, "connect(3, 0x7ffc00001000, 16) = -1 EFAULT (Bad address)");
+    check(
+        CONNECT,
+        [3, SA, 16, 0, 0, 0],
+        -14,
+        NOMEM,
+        "connect(3, 0x7ffc00001000, 16) = -1 EFAULT (Bad address)",
+    );
 }
 
 /// ```c
@@ -125,7 +161,13 @@ fn server_side() {
         &m,
         r#"getsockname(15, {sa_family=AF_INET, sin_port=htons(40767), sin_addr=inet_addr("127.0.0.1")}, [16]) = 0"#,
     );
-    check(LISTEN, [15, 5, 0, 0, 0, 0], 0, NOMEM, "listen(15, 5)                     = 0");
+    check(
+        LISTEN,
+        [15, 5, 0, 0, 0, 0],
+        0,
+        NOMEM,
+        "listen(15, 5)                     = 0",
+    );
     check(
         ACCEPT4,
         [15, 0, 0, 0x800, 0, 0],
@@ -134,8 +176,20 @@ fn server_side() {
         "accept4(15, NULL, NULL, SOCK_NONBLOCK) = -1 EAGAIN (Resource temporarily unavailable)",
     );
     let m = Mem::new().ints(0x6000, &[1]);
-    check(SETSOCKOPT, [15, 1, 2, 0x6000, 4, 0], 0, &m, "setsockopt(15, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0");
-    check(SHUTDOWN, [16, 1, 0, 0, 0, 0], 0, NOMEM, "shutdown(16, SHUT_WR)             = 0");
+    check(
+        SETSOCKOPT,
+        [15, 1, 2, 0x6000, 4, 0],
+        0,
+        &m,
+        "setsockopt(15, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0",
+    );
+    check(
+        SHUTDOWN,
+        [16, 1, 0, 0, 0, 0],
+        0,
+        NOMEM,
+        "shutdown(16, SHUT_WR)             = 0",
+    );
 }
 
 /// ```c
@@ -155,5 +209,56 @@ fn datagrams() {
         &m,
         r#"sendto(13, "ping", 4, MSG_DONTWAIT, {sa_family=AF_UNIX, sun_path="/tmp/ex/sock"}, 110) = 4"#,
     );
-    check(RECVFROM, [13, 0x6000, 100, 0, 0, 0], 4, &m, r#"recvfrom(13, "ping", 100, 0, NULL, NULL) = 4"#);
+    check(
+        RECVFROM,
+        [13, 0x6000, 100, 0, 0, 0],
+        4,
+        &m,
+        r#"recvfrom(13, "ping", 100, 0, NULL, NULL) = 4"#,
+    );
+}
+
+/// The lengths these calls rewrite, as strace shows them, from an
+/// [`crate::EntryState`] taken when the call starts (the test program in
+/// tests/against_strace.rs: `*len = 128; accept4(srv, &ss, len, SOCK_CLOEXEC)`,
+/// `getsockopt(u1, SOL_SOCKET, SO_TYPE, &v, len /* 8 */)`, and a sendfile
+/// from offset 3).
+#[test]
+fn lengths_rewritten_by_the_call() {
+    use crate::{entry_state, format_call_with, format_result_with, EntryState, Options};
+    let whole = |nr: usize, args: [u64; 6], ret: i64, before: &Mem, after: &Mem, saved: bool| {
+        let entry = if saved {
+            entry_state(nr, &args, before)
+        } else {
+            EntryState::NONE
+        };
+        let mut s = std::string::String::new();
+        format_call_with(&mut s, nr, &args, ret, after, &Options::DEFAULT, &entry).unwrap();
+        format_result_with(&mut s, nr, &args, ret, after, &Options::DEFAULT).unwrap();
+        s
+    };
+    let before = Mem::new().ints(0x6000, &[128]);
+    let after = Mem::new().put(SA, &sin(37942, [127, 0, 0, 1])).ints(0x6000, &[16]);
+    let args = [43, SA, 0x6000, 0x80000, 0, 0];
+    assert_eq!(
+        whole(ACCEPT4, args, 45, &before, &after, true),
+        r#"accept4(43, {sa_family=AF_INET, sin_port=htons(37942), sin_addr=inet_addr("127.0.0.1")}, [128 => 16], SOCK_CLOEXEC) = 45"#
+    );
+    // Without the saved length only the new one is known.
+    assert_eq!(
+        whole(ACCEPT4, args, 45, &before, &after, false),
+        r#"accept4(43, {sa_family=AF_INET, sin_port=htons(37942), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC) = 45"#
+    );
+    let before = Mem::new().ints(0x6000, &[8]);
+    let after = Mem::new().ints(0x6000, &[4]).ints(0x7000, &[2]);
+    assert_eq!(
+        whole(GETSOCKOPT, [46, 1, 3, 0x7000, 0x6000, 0], 0, &before, &after, true),
+        "getsockopt(46, SOL_SOCKET, SO_TYPE, [2], [8 => 4]) = 0"
+    );
+    let before = Mem::new().words(0x6000, &[3]);
+    let after = Mem::new().words(0x6000, &[13]);
+    assert_eq!(
+        whole(SENDFILE, [15, 48, 0x6000, 10, 0, 0], 10, &before, &after, true),
+        "sendfile(15, 48, [3] => [13], 10) = 10"
+    );
 }

@@ -24,7 +24,15 @@ fn bit(sig: u32) -> u64 {
 /// ```
 #[test]
 fn rt_sigaction() {
-    let m = Mem::new().words(ACT, &sigaction(0x55b8_32d5_e7a9, 0x0400_0000 | 0x1000_0000, 0x7f9c_13bd_0050, bit(2) | bit(15)));
+    let m = Mem::new().words(
+        ACT,
+        &sigaction(
+            0x55b8_32d5_e7a9,
+            0x0400_0000 | 0x1000_0000,
+            0x7f9c_13bd_0050,
+            bit(2) | bit(15),
+        ),
+    );
     check(
         RT_SIGACTION,
         [10, ACT, 0, 8, 0, 0],
@@ -36,7 +44,10 @@ fn rt_sigaction() {
     // glibc's sigfillset leaves out the two signals it reserves (32, 33).
     let full = !(bit(32) | bit(33));
     let m = Mem::new()
-        .words(ACT, &sigaction(0x55b8_32d5_e7b3, 0x0400_0000 | 0x0800_0000 | 4, 0x7f9c_13bd_0050, full))
+        .words(
+            ACT,
+            &sigaction(0x55b8_32d5_e7b3, 0x0400_0000 | 0x0800_0000 | 4, 0x7f9c_13bd_0050, full),
+        )
         .words(OLD, &sigaction(0, 0, 0, 0));
     check(
         RT_SIGACTION,
@@ -61,7 +72,9 @@ fn rt_sigaction() {
     // `unsigned long act[4] = {1, 0x04000000, 0x1234, ~0ul}, old[4];
     //  syscall(SYS_rt_sigaction, SIGKILL, act, old, 8);`
     let old = 0x7fff_3be5_2bb0;
-    let m = Mem::new().words(ACT, &sigaction(1, 0x0400_0000, 0x1234, u64::MAX)).words(old, &[0; 4]);
+    let m = Mem::new()
+        .words(ACT, &sigaction(1, 0x0400_0000, 0x1234, u64::MAX))
+        .words(old, &[0; 4]);
     check(
         RT_SIGACTION,
         [9, ACT, old, 8, 0, 0],
@@ -89,10 +102,24 @@ fn rt_sigprocmask() {
         &m,
         "rt_sigprocmask(SIG_BLOCK, [INT TERM RT_4], [], 8) = 0",
     );
-    check(RT_SIGPROCMASK, [1, ACT, 0, 8, 0, 0], 0, &m, "rt_sigprocmask(SIG_UNBLOCK, [INT TERM RT_4], NULL, 8) = 0");
+    check(
+        RT_SIGPROCMASK,
+        [1, ACT, 0, 8, 0, 0],
+        0,
+        &m,
+        "rt_sigprocmask(SIG_UNBLOCK, [INT TERM RT_4], NULL, 8) = 0",
+    );
     let m = Mem::new().words(ACT, &[!(bit(32) | bit(33))]).words(OLD, &[0]);
-    check(RT_SIGPROCMASK, [2, ACT, OLD, 8, 0, 0], 0, &m, "rt_sigprocmask(SIG_SETMASK, ~[RTMIN RT_1], [], 8) = 0");
-    let m = Mem::new().words(ACT, &[0]).words(OLD, &[!(bit(9) | bit(19) | bit(32) | bit(33))]);
+    check(
+        RT_SIGPROCMASK,
+        [2, ACT, OLD, 8, 0, 0],
+        0,
+        &m,
+        "rt_sigprocmask(SIG_SETMASK, ~[RTMIN RT_1], [], 8) = 0",
+    );
+    let m = Mem::new()
+        .words(ACT, &[0])
+        .words(OLD, &[!(bit(9) | bit(19) | bit(32) | bit(33))]);
     check(
         RT_SIGPROCMASK,
         [2, ACT, OLD, 8, 0, 0],
@@ -171,4 +198,29 @@ fn sigaltstack() {
         "sigaltstack({ss_sp=0x55550000, ss_flags=0, ss_size=16384}, {ss_sp=NULL, ss_flags=SS_DISABLE, ss_size=0}) = 0",
     );
     let _ = NOMEM;
+}
+
+/// `sh -c 'echo hi | cat'`: the shell's SIGCHLD handler returns,
+/// `rt_sigreturn({mask=[]}) = 24987` (the value the frame restores into rax).
+/// The stack pointer is passed as the first argument.
+#[test]
+fn rt_sigreturn() {
+    let sp = 0x7ffd_9832_3000;
+    let m = Mem::new().words(sp + 296, &[0]);
+    check(
+        RT_SIGRETURN,
+        [sp, 0, 0, 0, 0, 0],
+        24987,
+        &m,
+        "rt_sigreturn({mask=[]})           = 24987",
+    );
+    let m = Mem::new().words(sp + 296, &[bit(2) | bit(15)]);
+    check(
+        RT_SIGRETURN,
+        [sp, 0, 0, 0, 0, 0],
+        0,
+        &m,
+        "rt_sigreturn({mask=[INT TERM]}) = 0",
+    );
+    check(RT_SIGRETURN, [0; 6], 0, NOMEM, "rt_sigreturn() = 0");
 }

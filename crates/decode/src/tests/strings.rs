@@ -65,7 +65,10 @@ fn write_line(content: &[u8], len: u64, opts: &Options) -> String {
     line_opts(WRITE, [3, M, len, 0, 0, 0], len as i64, &page(&[(0, content)]), opts)
 }
 
-const S8: Options = Options { string_limit: 8, ..Options::DEFAULT };
+const S8: Options = Options {
+    string_limit: 8,
+    ..Options::DEFAULT
+};
 
 #[test]
 fn escapes() {
@@ -75,10 +78,16 @@ fn escapes() {
     // A full three-digit escape when the next byte is an octal digit.
     assert_eq!(write_line(b"\x010\x019", 4, &d), r#"write(3, "\0010\19", 4) = 4"#);
     assert_eq!(write_line(b"\x7f\x80\xff", 3, &d), r#"write(3, "\177\200\377", 3) = 3"#);
-    assert_eq!(write_line(b"\r\x0b\x0c\"\\'", 6, &d), r#"write(3, "\r\v\f\"\\'", 6) = 6"#);
+    assert_eq!(
+        write_line(b"\r\x0b\x0c\"\\'", 6, &d),
+        r#"write(3, "\r\v\f\"\\'", 6) = 6"#
+    );
     assert_eq!(write_line(b"", 0, &d), r#"write(3, "", 0) = 0"#);
     // -s 8 does not change short strings.
-    assert_eq!(write_line(b"\x7f\x80\xff", 3, &S8), r#"write(3, "\177\200\377", 3) = 3"#);
+    assert_eq!(
+        write_line(b"\x7f\x80\xff", 3, &S8),
+        r#"write(3, "\177\200\377", 3) = 3"#
+    );
 }
 
 #[test]
@@ -93,17 +102,35 @@ fn truncation() {
         write_line(s, 33, &d),
         unpad(r#"write(3, "0123456789abcdefghijklmnopqrstuv"..., 33) = 33"#)
     );
-    assert_eq!(write_line(&s[..32], 32, &S8), unpad(r#"write(3, "01234567"..., 32)             = 32"#));
-    assert_eq!(write_line(s, 33, &S8), unpad(r#"write(3, "01234567"..., 33)             = 33"#));
+    assert_eq!(
+        write_line(&s[..32], 32, &S8),
+        unpad(r#"write(3, "01234567"..., 32)             = 32"#)
+    );
+    assert_eq!(
+        write_line(s, 33, &S8),
+        unpad(r#"write(3, "01234567"..., 33)             = 33"#)
+    );
 }
 
 #[test]
 fn unreadable_buffers() {
     let m = page(&[]);
     // Nothing mapped at 0x1000.
-    check(WRITE, [3, 0x1000, 5, 0, 0, 0], 5, &m, "write(3, 0x1000, 5)                     = 5");
+    check(
+        WRITE,
+        [3, 0x1000, 5, 0, 0, 0],
+        5,
+        &m,
+        "write(3, 0x1000, 5)                     = 5",
+    );
     // 3 readable bytes, then the unmapped page: the address, not a partial string.
-    check(WRITE, [3, M + 4093, 6, 0, 0, 0], 6, &m, "write(3, 0x10000ffd, 6)                 = 6");
+    check(
+        WRITE,
+        [3, M + 4093, 6, 0, 0, 0],
+        6,
+        &m,
+        "write(3, 0x10000ffd, 6)                 = 6",
+    );
 }
 
 #[test]
@@ -119,28 +146,49 @@ fn paths() {
     );
     // No NUL before the unmapped page: the address.
     let m = page(&[(4093, b"abc")]);
-    check(ACCESS, [M + 4093, 0, 0, 0, 0, 0], EFAULT, &m, "access(0x10000ffd, F_OK)                = -1 EFAULT (Bad address)");
-    check(ACCESS, [0, 0, 0, 0, 0, 0], EFAULT, &m, "access(NULL, F_OK)                      = -1 EFAULT (Bad address)");
+    check(
+        ACCESS,
+        [M + 4093, 0, 0, 0, 0, 0],
+        EFAULT,
+        &m,
+        "access(0x10000ffd, F_OK)                = -1 EFAULT (Bad address)",
+    );
+    check(
+        ACCESS,
+        [0, 0, 0, 0, 0, 0],
+        EFAULT,
+        &m,
+        "access(NULL, F_OK)                      = -1 EFAULT (Bad address)",
+    );
 }
 
 #[test]
 fn long_paths_are_not_cut_at_the_string_limit() {
     let a = [b'a'; 100];
     let m = page(&[(0, &a)]);
-    let expect = format!("access(\"{}\", F_OK) = -1 ENOENT (No such file or directory)", "a".repeat(100));
+    let expect = format!(
+        "access(\"{}\", F_OK) = -1 ENOENT (No such file or directory)",
+        "a".repeat(100)
+    );
     assert_eq!(super::line(ACCESS, [M, 0, 0, 0, 0, 0], ENOENT, &m), expect);
     assert_eq!(line_opts(ACCESS, [M, 0, 0, 0, 0, 0], ENOENT, &m, &S8), expect);
 
     // 4095 bytes and a NUL: printed whole.
     let b = [b'b'; 4095];
     let m = page(&[(0, &b)]);
-    let expect = format!("access(\"{}\", R_OK) = -1 ENAMETOOLONG (File name too long)", "b".repeat(4095));
+    let expect = format!(
+        "access(\"{}\", R_OK) = -1 ENAMETOOLONG (File name too long)",
+        "b".repeat(4095)
+    );
     assert_eq!(super::line(ACCESS, [M, 4, 0, 0, 0, 0], ENAMETOOLONG, &m), expect);
 
     // 4096 bytes, no NUL: 4095 of them and "...".
     let c = [b'c'; 4096];
     let m = page(&[(0, &c)]);
-    let expect = format!("access(\"{}\"..., W_OK) = -1 ENAMETOOLONG (File name too long)", "c".repeat(4095));
+    let expect = format!(
+        "access(\"{}\"..., W_OK) = -1 ENAMETOOLONG (File name too long)",
+        "c".repeat(4095)
+    );
     assert_eq!(super::line(ACCESS, [M, 2, 0, 0, 0, 0], ENAMETOOLONG, &m), expect);
 }
 
@@ -170,7 +218,10 @@ fn argv() {
         expect.push_str(long);
     }
     expect.push_str(r#", ...], 0x10000938 /* 1 var */) = -1 ENOENT (No such file or directory)"#);
-    assert_eq!(super::line(EXECVE, [PATH, M + 2048, M + 2048 + 39 * 8, 0, 0, 0], ENOENT, &m), expect);
+    assert_eq!(
+        super::line(EXECVE, [PATH, M + 2048, M + 2048 + 39 * 8, 0, 0, 0], ENOENT, &m),
+        expect
+    );
 
     // -s 8: 8 strings of 8 bytes.
     let mut expect = String::from(r#"execve("/nonexistent", ["short""#);
@@ -178,7 +229,10 @@ fn argv() {
         expect.push_str(r#", "01234567"..."#);
     }
     expect.push_str(r#", ...], 0x10000938 /* 1 var */) = -1 ENOENT (No such file or directory)"#);
-    assert_eq!(line_opts(EXECVE, [PATH, M + 2048, M + 2048 + 39 * 8, 0, 0, 0], ENOENT, &m, &S8), expect);
+    assert_eq!(
+        line_opts(EXECVE, [PATH, M + 2048, M + 2048 + 39 * 8, 0, 0, 0], ENOENT, &m, &S8),
+        expect
+    );
 
     av[2] = 0;
     let m = argv_page(&av);

@@ -32,7 +32,13 @@ fn sleeping_and_clocks() {
         &m,
         "clock_nanosleep(CLOCK_MONOTONIC, 0, {tv_sec=0, tv_nsec=1000}, NULL) = 0",
     );
-    check(NANOSLEEP, [TS, 0x55ec_6e31_1f00, 0, 0, 0, 0], 0, &m, "nanosleep({tv_sec=0, tv_nsec=1000}, 0x55ec6e311f00) = 0");
+    check(
+        NANOSLEEP,
+        [TS, 0x55ec_6e31_1f00, 0, 0, 0, 0],
+        0,
+        &m,
+        "nanosleep({tv_sec=0, tv_nsec=1000}, 0x55ec6e311f00) = 0",
+    );
     let m = Mem::new().words(TS, &[1795318451, 568927834]);
     check(
         CLOCK_GETTIME,
@@ -42,7 +48,13 @@ fn sleeping_and_clocks() {
         "clock_gettime(CLOCK_REALTIME, {tv_sec=1795318451, tv_nsec=568927834}) = 0",
     );
     let m = Mem::new().words(TS, &[0, 1]);
-    check(CLOCK_GETRES, [4, TS, 0, 0, 0, 0], 0, &m, "clock_getres(CLOCK_MONOTONIC_RAW, {tv_sec=0, tv_nsec=1}) = 0");
+    check(
+        CLOCK_GETRES,
+        [4, TS, 0, 0, 0, 0],
+        0,
+        &m,
+        "clock_getres(CLOCK_MONOTONIC_RAW, {tv_sec=0, tv_nsec=1}) = 0",
+    );
     // An unknown clock, and no timespec on failure.
     check(
         CLOCK_GETTIME,
