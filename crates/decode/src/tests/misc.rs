@@ -48,19 +48,45 @@ fn results() {
     assert_eq!(result(UMASK, 0o22), " = 022");
     assert_eq!(result(EXIT_GROUP, 0), " = ?");
     assert_eq!(result(EXIT, 0), " = ?");
-    // A wait interrupted by a signal (`strace sleep 10` and ^C ... SIGCHLD):
-    assert_eq!(
-        result(WAIT4, -512),
-        " = ? ERESTARTSYS (To be restarted if SA_RESTART is set)"
-    );
-    assert_eq!(
-        result(CLOCK_NANOSLEEP, -516),
-        " = ? ERESTART_RESTARTBLOCK (Interrupted by signal)"
-    );
+    // Calls interrupted by a signal (ERESTART*), from
+    // `alarm(1); pause();`, `alarm(1); syscall(SYS_nanosleep, &ts, &rem);`
+    // and `alarm(1); read(p[0], &c, 1);` with a SIGALRM handler:
     assert_eq!(
         result(PAUSE, -514),
         " = ? ERESTARTNOHAND (To be restarted if no handler)"
     );
+    assert_eq!(
+        result(READ, -512),
+        " = ? ERESTARTSYS (To be restarted if SA_RESTART is set)"
+    );
+    assert_eq!(
+        result(NANOSLEEP, -516),
+        " = ? ERESTART_RESTARTBLOCK (Interrupted by signal)"
+    );
+    check(
+        PAUSE,
+        [0; 6],
+        -514,
+        NOMEM,
+        "pause()                                 = ? ERESTARTNOHAND (To be restarted if no handler)",
+    );
+    check(
+        READ,
+        [3, 0x7ffe_8661_39b7, 1, 0, 0, 0],
+        -512,
+        NOMEM,
+        "read(3, 0x7ffe866139b7, 1)              = ? ERESTARTSYS (To be restarted if SA_RESTART is set)",
+    );
+    // The time left is shown only for an interrupted sleep.
+    let m = Mem::new().words(0x7000, &[5, 0]).words(0x7010, &[3, 999_990_926]);
+    check(
+        NANOSLEEP,
+        [0x7000, 0x7010, 0, 0, 0, 0],
+        -516,
+        &m,
+        "nanosleep({tv_sec=5, tv_nsec=0}, {tv_sec=3, tv_nsec=999990926}) = ? ERESTART_RESTARTBLOCK (Interrupted by signal)",
+    );
+    // strace's own text for the fourth code (src/syscall.c).
     assert_eq!(result(CLONE, -513), " = ? ERESTARTNOINTR (To be restarted)");
     // Numbers without a name.
     assert_eq!(result(READ, -41), " = -1 (errno 41)");
