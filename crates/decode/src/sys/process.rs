@@ -303,18 +303,7 @@ fn status(p: &mut P, st: i32) -> R {
 
 /// struct rusage, abbreviated: `{ru_utime={tv_sec=0, tv_usec=0}, ru_stime=..., ...}`.
 fn rusage(p: &mut P, addr: u64) -> R {
-    let mut b = [0u8; 144];
-    if p.fetch(addr, &mut b)? {
-        write!(
-            p,
-            "{{ru_utime={{tv_sec={}, tv_usec={}}}, ru_stime={{tv_sec={}, tv_usec={}}}, ...}}",
-            le_i64(&b[0..]),
-            le_u64(&b[8..]),
-            le_i64(&b[16..]),
-            le_u64(&b[24..])
-        )?;
-    }
-    Ok(())
+    super::time::time_pair(p, addr, "ru_utime", "ru_stime", "tv_usec", ", ...")
 }
 
 /// waitid(idtype, id, infop, options, rusage).

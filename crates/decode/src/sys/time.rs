@@ -117,12 +117,14 @@ pub(crate) fn time(p: &mut P) -> R {
     Ok(())
 }
 
-fn itimerval(p: &mut P, addr: u64) -> R {
+/// Two consecutive time values at `addr`, each `{tv_sec=S, SUB=N}`, printed
+/// as `{first=..., second=...TAIL}` (itimerval, itimerspec, rusage's head).
+pub(crate) fn time_pair(p: &mut P, addr: u64, first: &str, second: &str, sub: &str, tail: &str) -> R {
     let mut b = [0u8; 32];
     if p.fetch(addr, &mut b)? {
         write!(
             p,
-            "{{it_interval={{tv_sec={}, tv_usec={}}}, it_value={{tv_sec={}, tv_usec={}}}}}",
+            "{{{first}={{tv_sec={}, {sub}={}}}, {second}={{tv_sec={}, {sub}={}}}{tail}}}",
             le_i64(&b[0..]),
             le_u64(&b[8..]),
             le_i64(&b[16..]),
@@ -132,19 +134,12 @@ fn itimerval(p: &mut P, addr: u64) -> R {
     Ok(())
 }
 
+fn itimerval(p: &mut P, addr: u64) -> R {
+    time_pair(p, addr, "it_interval", "it_value", "tv_usec", "")
+}
+
 fn itimerspec(p: &mut P, addr: u64) -> R {
-    let mut b = [0u8; 32];
-    if p.fetch(addr, &mut b)? {
-        write!(
-            p,
-            "{{it_interval={{tv_sec={}, tv_nsec={}}}, it_value={{tv_sec={}, tv_nsec={}}}}}",
-            le_i64(&b[0..]),
-            le_u64(&b[8..]),
-            le_i64(&b[16..]),
-            le_u64(&b[24..])
-        )?;
-    }
-    Ok(())
+    time_pair(p, addr, "it_interval", "it_value", "tv_nsec", "")
 }
 
 /// getitimer(which, curr_value).
