@@ -184,6 +184,11 @@ pub fn entry(nr: usize) -> Option<&'static Entry> {
     }
 }
 
+/// Every entry, in number order.
+pub fn entries() -> &'static [Entry] {
+    TABLE
+}
+
 /// The name of syscall `nr` on x86-64, if it has one.
 #[inline]
 pub fn name(nr: usize) -> Option<&'static str> {

@@ -1,0 +1,1 @@
+//! docs/abi.md and include/strata.h, generated from the op table and the structures (filled in next).
