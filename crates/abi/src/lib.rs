@@ -48,9 +48,14 @@ pub const VERSION_MINOR: u32 = 0;
 pub const VERSION: u32 = VERSION_MAJOR << 16 | VERSION_MINOR;
 
 /// Whether an extension built for ABI `v` can be loaded by this strata.
+#[allow(clippy::absurd_extreme_comparisons)] // VERSION_MINOR is 0 for now
 pub const fn compatible(v: u32) -> bool {
     v >> 16 == VERSION_MAJOR && v & 0xffff <= VERSION_MINOR
 }
+
+/// The only undefined symbols an extension object may have: strata's
+/// loader resolves them to strata's own implementations (there is no libc).
+pub const HOST_SYMBOLS: [&str; 6] = ["memcpy", "memmove", "memset", "memcmp", "bcmp", "strlen"];
 
 /// The entry point every extension object exports (C: `strata_ext_init`).
 pub const ENTRY_SYMBOL: &str = "strata_ext_init";

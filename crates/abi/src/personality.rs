@@ -35,6 +35,7 @@ pub struct Decoded {
 
 // How the last component's symbolic link is treated.
 #[derive(Clone, Copy)]
+#[allow(clippy::enum_variant_names)]
 enum Follow {
     Yes,
     No,

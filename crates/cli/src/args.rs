@@ -3,21 +3,30 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 const AFTER_HELP: &str = "\
-Extensions:
-  null    pass every system call through unchanged (measures strata itself)
+Extensions (--ext NAME[:ARGS], repeatable; the first given is the top of the stack):
+  null    pass every system call through unchanged (measures one layer)
   count   count calls, errors and time per system call over the whole process
           tree and print a summary like `strace -c` when the program ends
+  trace   print every call like strace; ARGS: trace=NAME|%CLASS|!NAME...,
+          failed, format=json, s=N, raw, ext-calls (comma-separated)
+  map     remap paths; ARGS: PROGRAM_PATH=HOST_PATH[:ro|:discard];...
+  ./lib.so  an extension object (built against include/strata.h or strata-ext)
+
+Short forms, stacked where they appear among the --ext options:
+  --trace[=FILTER]   same as --ext trace[:trace=FILTER]
+  --map P=H[:ro|:discard]  (repeatable) one map layer with every mapping
 
 Exit status:
   the program's own; if it was killed by a signal, strata kills itself with
-  the same signal. 2: bad usage; 127: program (or strata-rt) not found;
-  126: program found but cannot be executed.";
+  the same signal. 2: bad usage, bad manifest or extension, or a map whose host
+  side does not exist (before the program starts); 127: program (or strata-rt)
+  not found; 126: program found but cannot be executed; 125: an extension
+  failed and strata stopped the program.";
 
-/// Run an unmodified Linux x86-64 program with every system call captured
-/// in-process.
+/// Run an unmodified Linux x86-64 program under a stack of OS extensions.
 #[derive(Debug, Parser)]
 #[command(name = "strata", bin_name = "strata", version, after_help = AFTER_HELP)]
 pub struct Cli {
@@ -33,12 +42,39 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Load an extension (repeatable): null, count. NAME:ARGS passes
-    /// arguments to extensions that take them.
-    #[arg(long = "ext", value_name = "NAME[:ARGS]", value_parser = parse_extension)]
-    pub ext: Vec<Extension>,
+    /// Load an extension (repeatable): null, count, trace, map, or the path
+    /// of an extension object. NAME:ARGS passes arguments.
+    #[arg(long = "ext", value_name = "NAME[:ARGS]")]
+    pub ext: Vec<String>,
 
-    /// Write the count summary to FILE instead of standard error.
+    /// Load the layers listed in a TOML manifest (see docs/manifest.md).
+    #[arg(long = "manifest", value_name = "FILE.toml")]
+    pub manifest: Vec<PathBuf>,
+
+    /// Trace system calls like strace (optionally only those FILTER selects:
+    /// NAME, %CLASS, !NAME, joined by '|' or ',').
+    #[arg(long = "trace", value_name = "FILTER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub trace: Option<String>,
+
+    /// With --trace: print only calls that failed.
+    #[arg(long = "trace-failed")]
+    pub trace_failed: bool,
+
+    /// With --trace: one JSON object per line.
+    #[arg(long = "trace-json")]
+    pub trace_json: bool,
+
+    /// With --trace: keep only the newest trace lines in memory (BYTES,
+    /// default 1M) and write them out when the program ends.
+    #[arg(long = "trace-ring", value_name = "BYTES", num_args = 0..=1, require_equals = true, default_missing_value = "1M")]
+    pub trace_ring: Option<String>,
+
+    /// Remap PROGRAM_PATH to HOST_PATH (repeatable; longest prefix wins;
+    /// :ro makes it read-only, :discard throws writes away).
+    #[arg(long = "map", value_name = "PROGRAM_PATH=HOST_PATH[:ro|:discard]")]
+    pub map: Vec<String>,
+
+    /// Where trace lines and the count summary go instead of standard error.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -56,40 +92,59 @@ pub struct RunArgs {
         value_parser = clap::value_parser!(OsString)
     )]
     pub command: Vec<OsString>,
+
+    /// Where each stacking option appeared (filled from the matches).
+    #[arg(skip)]
+    pub order: Vec<(usize, LayerSource)>,
 }
 
-/// The extensions strata knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Extension {
-    Null,
-    Count,
+/// A command-line option that adds layers, in command-line order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayerSource {
+    /// `--ext` number i.
+    Ext(usize),
+    /// `--manifest` number i.
+    Manifest(usize),
+    /// `--trace` (with its companions).
+    Trace,
+    /// The first `--map` (all mappings go in one layer).
+    Map,
 }
 
-impl Extension {
-    pub const ALL: [(&'static str, Extension); 2] = [("null", Extension::Null), ("count", Extension::Count)];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Extension::Null => "null",
-            Extension::Count => "count",
+impl Cli {
+    /// Parses `args`, recording where the stacking options appeared.
+    pub fn parse_ordered<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let m = Cli::command().try_get_matches_from(args)?;
+        let mut cli = Cli::from_arg_matches(&m)?;
+        let Command::Run(r) = &mut cli.command;
+        if let Some(("run", sub)) = m.subcommand() {
+            r.order = layer_order(sub);
         }
+        Ok(cli)
     }
 }
 
-/// Parses `NAME` or `NAME:ARGS`.
-pub fn parse_extension(s: &str) -> Result<Extension, String> {
-    let (name, args) = match s.split_once(':') {
-        Some((n, a)) => (n, Some(a)),
-        None => (s, None),
-    };
-    let Some(&(_, ext)) = Extension::ALL.iter().find(|(n, _)| *n == name) else {
-        let known: Vec<&str> = Extension::ALL.iter().map(|(n, _)| *n).collect();
-        return Err(format!("unknown extension '{name}' (known: {})", known.join(", ")));
-    };
-    match args {
-        Some(a) if !a.is_empty() => Err(format!("extension '{name}' takes no arguments (got '{a}')")),
-        _ => Ok(ext),
+fn layer_order(m: &ArgMatches) -> Vec<(usize, LayerSource)> {
+    let mut v = Vec::new();
+    let idx = |id: &str| m.indices_of(id).map(|i| i.collect::<Vec<_>>()).unwrap_or_default();
+    for (i, at) in idx("ext").into_iter().enumerate() {
+        v.push((at, LayerSource::Ext(i)));
     }
+    for (i, at) in idx("manifest").into_iter().enumerate() {
+        v.push((at, LayerSource::Manifest(i)));
+    }
+    if let Some(&at) = idx("trace").first() {
+        v.push((at, LayerSource::Trace));
+    }
+    if let Some(&at) = idx("map").first() {
+        v.push((at, LayerSource::Map));
+    }
+    v.sort_by_key(|(at, _)| *at);
+    v
 }
 
 #[cfg(test)]
@@ -99,30 +154,15 @@ mod tests {
     fn parse(args: &[&str]) -> Result<RunArgs, clap::Error> {
         let mut v = vec!["strata", "run"];
         v.extend_from_slice(args);
-        Cli::try_parse_from(v).map(|c| match c.command {
+        Cli::parse_ordered(v).map(|c| match c.command {
             Command::Run(r) => r,
         })
     }
 
     #[test]
-    fn extensions() {
-        assert_eq!(parse_extension("null"), Ok(Extension::Null));
-        assert_eq!(parse_extension("count"), Ok(Extension::Count));
-        assert_eq!(parse_extension("count:"), Ok(Extension::Count));
-        assert_eq!(
-            parse_extension("count:x=1").unwrap_err(),
-            "extension 'count' takes no arguments (got 'x=1')"
-        );
-        assert_eq!(
-            parse_extension("bogus:1").unwrap_err(),
-            "unknown extension 'bogus' (known: null, count)"
-        );
-    }
-
-    #[test]
     fn program_arguments_are_taken_verbatim() {
         let r = parse(&["--ext", "count", "-o", "f", "ls", "-l", "--ext", "x", "--", "-o"]).unwrap();
-        assert_eq!(r.ext, [Extension::Count]);
+        assert_eq!(r.ext, ["count"]);
         assert_eq!(r.output, Some(PathBuf::from("f")));
         assert_eq!(r.command, ["ls", "-l", "--ext", "x", "--", "-o"]);
         let r = parse(&["--no-follow-exec", "--", "-weird", "a"]).unwrap();
@@ -131,10 +171,32 @@ mod tests {
     }
 
     #[test]
+    fn stacking_order_follows_the_command_line() {
+        let r = parse(&[
+            "--map", "/a=/b", "--ext", "null", "--trace", "--map", "/c=/d", "--ext", "count", "ls",
+        ])
+        .unwrap();
+        let order: Vec<LayerSource> = r.order.into_iter().map(|(_, s)| s).collect();
+        assert_eq!(
+            order,
+            [
+                LayerSource::Map,
+                LayerSource::Ext(0),
+                LayerSource::Trace,
+                LayerSource::Ext(1)
+            ]
+        );
+        let r = parse(&["--trace=openat|%net", "--trace-json", "ls"]).unwrap();
+        assert_eq!(r.trace.as_deref(), Some("openat|%net"));
+        assert!(r.trace_json);
+        let r = parse(&["--trace", "ls"]).unwrap();
+        assert_eq!(r.trace.as_deref(), Some(""));
+        assert_eq!(r.command, ["ls"]);
+    }
+
+    #[test]
     fn bad_usage() {
         assert!(parse(&[]).is_err());
         assert!(parse(&["--bogus", "ls"]).is_err());
-        assert!(parse(&["--ext", "nope", "ls"]).is_err());
-        assert!(parse(&["--ext", "null:a", "ls"]).is_err());
     }
 }

@@ -1,5 +1,7 @@
-//! The shared counter file of the `count` extension: created before the
-//! program starts, read when it ends, removed in every case (on drop).
+//! The session file (see `strata_proto::counts`): created before the program
+//! starts with the stack specification and an empty trace ring, shared with
+//! every process of the traced tree, read when it ends (the `count`
+//! summary), removed in every case (on drop).
 
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
@@ -8,7 +10,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use strata_proto::counts::{FILE_SIZE, MAGIC};
+use strata_proto::counts::{self, MAGIC};
 
 /// Why the counter file could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,13 @@ impl CounterFile {
     /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
     /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
     pub fn create(dir: &Path) -> Result<CounterFile, CounterError> {
+        Self::create_session(dir, b"", 0)
+    }
+
+    /// Creates a session file with stack specification `spec` and a trace
+    /// ring of `ring` bytes (0: none; else a power of two within the
+    /// limits).
+    pub fn create_session(dir: &Path, spec: &[u8], ring: usize) -> Result<CounterFile, CounterError> {
         let err = |e: io::Error| CounterError {
             dir: dir.to_path_buf(),
             reason: crate::preflight::io_text(&e),
@@ -52,8 +61,18 @@ impl CounterFile {
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        let mut contents = vec![0u8; FILE_SIZE];
+        if spec.len() > counts::SPEC_MAX {
+            return Err(CounterError {
+                dir: dir.to_path_buf(),
+                reason: "the stack specification is too long".into(),
+            });
+        }
+        let mut contents = vec![0u8; counts::file_size(ring)];
         contents[..MAGIC.len()].copy_from_slice(&MAGIC);
+        let put = |c: &mut Vec<u8>, w: usize, v: u64| c[w * 8..w * 8 + 8].copy_from_slice(&v.to_le_bytes());
+        put(&mut contents, counts::SPEC_LEN_WORD, spec.len() as u64);
+        put(&mut contents, counts::RING_SIZE_WORD, ring as u64);
+        contents[counts::SPEC_OFFSET..counts::SPEC_OFFSET + spec.len()].copy_from_slice(spec);
         let mut attempt = 0u32;
         loop {
             let path = dir.join(format!("strata-count.{}.{stamp:x}.{attempt}", std::process::id()));
@@ -72,6 +91,16 @@ impl CounterFile {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Header word `w` (see `strata_proto::counts`), 0 if unreadable.
+    pub fn word(&self, w: usize) -> u64 {
+        use std::os::unix::fs::FileExt;
+        let mut b = [0u8; 8];
+        match fs::File::open(&self.path).and_then(|f| f.read_exact_at(&mut b, (w * 8) as u64)) {
+            Ok(()) => u64::from_le_bytes(b),
+            Err(_) => 0,
+        }
     }
 
     /// The file's current contents.
@@ -101,6 +130,10 @@ mod tests {
         let buf = a.read().unwrap();
         assert_eq!(buf.len(), FILE_SIZE);
         assert_eq!(buf[..8], MAGIC);
+        let s = CounterFile::create_session(d.path(), b"null\t\n", 1 << 16).unwrap();
+        let sb = s.read().unwrap();
+        assert_eq!(sb.len(), counts::file_size(1 << 16));
+        assert_eq!(&sb[counts::SPEC_OFFSET..counts::SPEC_OFFSET + 6], b"null\t\n");
         assert!(buf[8..].iter().all(|&x| x == 0));
         let mode = fs::metadata(a.path()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);

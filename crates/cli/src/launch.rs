@@ -180,7 +180,7 @@ impl Saved {
 
 /// Starts `cmd` with the launcher's signal handling around it and waits for
 /// it to end.
-pub fn spawn_and_wait(mut cmd: Command) -> Result<ExitStatus, LaunchError> {
+pub fn spawn_and_wait(mut cmd: Command, pid_out: &mut i32) -> Result<ExitStatus, LaunchError> {
     let saved = Saved::prepare().map_err(LaunchError::Signals)?;
     let child_state = saved;
     // SAFETY: the closure runs in the child between fork and exec; it only
@@ -197,6 +197,7 @@ pub fn spawn_and_wait(mut cmd: Command) -> Result<ExitStatus, LaunchError> {
         }
     };
     let pid = child.id() as i32;
+    *pid_out = pid;
     CHILD.store(pid, Ordering::SeqCst);
     // Signals that arrived meanwhile are delivered (and forwarded) now.
     let _ = set_mask(libc::SIG_SETMASK, &saved.mask);

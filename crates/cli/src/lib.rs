@@ -17,8 +17,11 @@
 
 pub mod args;
 pub mod counter;
+pub mod hostcheck;
 pub mod launch;
+pub mod layers;
 pub mod preflight;
+pub mod ring;
 pub mod summary;
 
 #[cfg(test)]
@@ -35,11 +38,12 @@ use std::process::Command;
 use clap::error::ErrorKind;
 use clap::Parser;
 
-use args::{Cli, Extension, RunArgs};
+use args::{Cli, RunArgs};
 use counter::{CounterError, CounterFile};
 use launch::LaunchError;
+use layers::{Layer, LayerError};
 use preflight::{io_text, Failure};
-use strata_proto::{Config, ENV_VAR, FLAG_EXT_COUNT, FLAG_EXT_NULL, FLAG_FOLLOW_EXEC};
+use strata_proto::{counts, Config, ENV_VAR, FLAG_FOLLOW_EXEC};
 
 /// Name of the runtime binary, looked for next to the `strata` executable.
 pub const RUNTIME_NAME: &str = "strata-rt";
@@ -66,13 +70,15 @@ pub enum Error {
     Config(&'static str),
     #[error(transparent)]
     Launch(LaunchError),
+    #[error(transparent)]
+    Layers(#[from] LayerError),
 }
 
 impl Error {
     /// The exit status the launcher ends with.
     pub fn status(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::Output { .. } => STATUS_USAGE,
+            Error::Usage(_) | Error::Output { .. } | Error::Layers(_) => STATUS_USAGE,
             Error::Preflight(f) => f.status,
             Error::RuntimeMissing { .. } => preflight::STATUS_NOT_FOUND,
             Error::Spawn { .. } => preflight::STATUS_CANNOT_EXECUTE,
@@ -116,7 +122,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::parse_ordered(args) {
         Ok(c) => c,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             let _ = e.print();
@@ -158,44 +164,77 @@ pub fn runtime_path() -> Result<PathBuf, Error> {
 }
 
 /// The launch-configuration flags for these options.
-pub fn flags(exts: &[Extension], follow_exec: bool) -> u32 {
-    let mut f = 0;
+pub fn flags(follow_exec: bool) -> u32 {
     if follow_exec {
-        f |= FLAG_FOLLOW_EXEC;
+        FLAG_FOLLOW_EXEC
+    } else {
+        0
     }
-    if exts.contains(&Extension::Count) {
-        f |= FLAG_EXT_COUNT;
-    }
-    if exts.contains(&Extension::Null) {
-        f |= FLAG_EXT_NULL;
-    }
-    f
 }
 
 /// Encodes the value of [`ENV_VAR`].
-pub fn encode_config(flags: u32, count_path: &[u8], program: &[u8]) -> Result<Vec<u8>, Error> {
+pub fn encode_config(flags: u32, session: &[u8], program: &[u8]) -> Result<Vec<u8>, Error> {
     let cfg = Config {
         flags,
-        count_path,
+        count_path: session,
         program,
     };
-    let mut buf = vec![0u8; count_path.len() + program.len() + 64];
+    let mut buf = vec![0u8; session.len() + program.len() + 64];
     let n = cfg.encode(&mut buf).map_err(|e| Error::Config(e.message()))?;
     buf.truncate(n);
     Ok(buf)
 }
 
+/// The stack specification text the runtime reads (see strata_proto::spec).
+pub fn spec_text(layers: &[Layer]) -> Vec<u8> {
+    let mut s = Vec::new();
+    for l in layers {
+        s.extend_from_slice(l.name.as_bytes());
+        s.push(b'\t');
+        s.extend_from_slice(l.args.as_bytes());
+        s.push(b'\n');
+    }
+    s
+}
+
+/// Parses a size like 65536, 64K, 4M or 1G into a power of two within the
+/// ring's limits (rounded up).
+pub fn ring_size(s: &str) -> Result<usize, Error> {
+    let bad = || Error::Usage(format!("--trace-ring: '{s}' is not a size like 64K, 4M or 1G"));
+    let (num, mult) = match s.as_bytes().last() {
+        Some(b'K' | b'k') => (&s[..s.len() - 1], 1usize << 10),
+        Some(b'M' | b'm') => (&s[..s.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    let n: usize = num.parse().map_err(|_| bad())?;
+    let n = n.checked_mul(mult).ok_or_else(bad)?;
+    if !(counts::RING_MIN..=counts::RING_MAX).contains(&n) {
+        return Err(Error::Usage(format!(
+            "--trace-ring: {s} is outside {}K..{}G",
+            counts::RING_MIN >> 10,
+            counts::RING_MAX >> 30
+        )));
+    }
+    Ok(n.next_power_of_two().min(counts::RING_MAX))
+}
+
 /// `strata run`.
 pub fn run(a: RunArgs) -> Result<Outcome, Error> {
-    let count = a.ext.contains(&Extension::Count);
-    if a.output.is_some() && !count {
-        return Err(Error::Usage(
-            "-o FILE is where the count extension writes; add --ext count".to_string(),
-        ));
-    }
     let Some((program, program_args)) = a.command.split_first() else {
         return Err(Error::Usage("missing PROGRAM; try 'strata --help'".to_string()));
     };
+    let stack = layers::from_args(&a)?;
+    let count = stack.iter().any(|l| l.is_builtin("count"));
+    let trace = stack
+        .iter()
+        .any(|l| !l.is_builtin("count") && !l.is_builtin("null") && !l.is_builtin("map"));
+    if a.output.is_some() && !count && !trace {
+        return Err(Error::Usage(
+            "-o FILE is where trace lines and the count summary go; add --trace or --ext count".to_string(),
+        ));
+    }
+    let keep = a.trace_ring.as_deref().map(ring_size).transpose()?;
 
     let resolved = preflight::find_program(program, std::env::var_os("PATH").as_deref())?;
     preflight::check(&resolved)?;
@@ -208,16 +247,38 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         })?),
         None => None,
     };
-    let counter = match count {
-        true => Some(CounterFile::create(&counter::temp_dir(std::env::var_os("TMPDIR")))?),
-        false => None,
+    let session = match stack.is_empty() {
+        true => None,
+        false => Some(CounterFile::create_session(
+            &counter::temp_dir(std::env::var_os("TMPDIR")),
+            &spec_text(&stack),
+            counts::RING_DEFAULT,
+        )?),
     };
-    let count_path = counter.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
-    let config = encode_config(
-        flags(&a.ext, !a.no_follow_exec),
-        count_path,
-        resolved.as_os_str().as_bytes(),
-    )?;
+    let drain = match &session {
+        Some(s) => {
+            let to: Box<dyn Write + Send> = match &output {
+                Some(f) => Box::new(f.try_clone().map_err(|e| Error::Output {
+                    path: a.output.clone().unwrap_or_default(),
+                    reason: io_text(&e),
+                })?),
+                None => Box::new(io::stderr()),
+            };
+            let sink = match keep {
+                Some(keep) => ring::Sink::Newest { keep, to },
+                None => ring::Sink::Stream(to),
+            };
+            Some(ring::Drain::start(s.path(), sink).map_err(|e| {
+                Error::Counter(CounterError {
+                    dir: s.path().to_path_buf(),
+                    reason: io_text(&e),
+                })
+            })?)
+        }
+        None => None,
+    };
+    let session_path = session.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
+    let config = encode_config(flags(!a.no_follow_exec), session_path, resolved.as_os_str().as_bytes())?;
 
     // The program must see its environment in the order the launcher got
     // it. `Command::env` would capture and sort it, so the variable is added
@@ -228,7 +289,8 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
     std::env::set_var(OsStr::from_bytes(ENV_VAR), OsStr::from_bytes(&config));
     let mut cmd = Command::new(&rt);
     cmd.arg0(program).args(program_args);
-    let status = launch::spawn_and_wait(cmd).map_err(|e| match e {
+    let mut child_pid = 0;
+    let status = launch::spawn_and_wait(cmd, &mut child_pid).map_err(|e| match e {
         LaunchError::Spawn(io) => Error::Spawn {
             path: rt.clone(),
             reason: io_text(&io),
@@ -236,8 +298,23 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         other => Error::Launch(other),
     })?;
 
-    if let Some(counter) = counter {
-        if let Err(e) = report_counts(&counter, output.as_mut()) {
+    if let Some(d) = drain {
+        // strace's last line for a process killed by a signal.
+        let mut extra = Vec::new();
+        if let (true, Some(sig)) = (trace, status.signal()) {
+            let multi = session.as_ref().is_some_and(|s| s.word(counts::MULTI_TASK_WORD) != 0);
+            if multi {
+                extra.extend_from_slice(format!("[pid {child_pid}] ").as_bytes());
+            }
+            let core = if status.core_dumped() { " (core dumped)" } else { "" };
+            extra.extend_from_slice(format!("+++ killed by {}{core} +++\n", signal_name(sig)).as_bytes());
+        }
+        if let Err(e) = d.finish(&extra) {
+            eprintln!("strata: trace: cannot write the trace: {}", io_text(&e));
+        }
+    }
+    if let (true, Some(counter)) = (count, &session) {
+        if let Err(e) = report_counts(counter, output.as_mut()) {
             let to = a
                 .output
                 .as_deref()
@@ -250,6 +327,49 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         (None, Some(sig)) => Outcome::Signal(sig),
         (None, None) => Outcome::Exit(1),
     })
+}
+
+/// A signal's name as strace prints it (SIGSEGV), or its number.
+pub fn signal_name(sig: i32) -> String {
+    const NAMES: [&str; 32] = [
+        "0",
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
+    ];
+    match NAMES.get(sig as usize) {
+        Some(n) if sig > 0 => n.to_string(),
+        _ if (34..=64).contains(&sig) => format!("SIGRT_{}", sig - 32),
+        _ => sig.to_string(),
+    }
 }
 
 /// Why the summary could not be produced.
@@ -279,9 +399,8 @@ mod tests {
 
     #[test]
     fn config_round_trips() {
-        let f = flags(&[Extension::Count], true);
-        assert_eq!(f, FLAG_FOLLOW_EXEC | FLAG_EXT_COUNT);
-        assert_eq!(flags(&[Extension::Null], false), FLAG_EXT_NULL);
+        let f = flags(true);
+        assert_eq!(f, FLAG_FOLLOW_EXEC);
         let enc = encode_config(f, b"/tmp/c", b"./prog|x").unwrap();
         let c = Config::decode(&enc).unwrap();
         assert_eq!(
@@ -289,6 +408,31 @@ mod tests {
             (f, &b"/tmp/c"[..], &b"./prog|x"[..])
         );
         assert!(matches!(encode_config(0, b"/tmp/a|b", b"p"), Err(Error::Config(_))));
+    }
+
+    #[test]
+    fn ring_sizes() {
+        assert_eq!(ring_size("64K").unwrap(), 65536);
+        assert_eq!(ring_size("100000").unwrap(), 131072);
+        assert_eq!(ring_size("1G").unwrap(), 1 << 30);
+        assert!(ring_size("1k").is_err());
+        assert!(ring_size("2G").is_err());
+        assert!(ring_size("x").is_err());
+    }
+
+    #[test]
+    fn spec_lines() {
+        let l = [
+            Layer {
+                name: "trace".into(),
+                args: "failed".into(),
+            },
+            Layer {
+                name: "null".into(),
+                args: String::new(),
+            },
+        ];
+        assert_eq!(spec_text(&l), b"trace\tfailed\nnull\t\n");
     }
 
     #[test]

@@ -71,11 +71,11 @@ fn usage_errors_exit_2_with_one_line() {
         (&["run", "--ext", "nope", "true"], "unknown extension 'nope'"),
         (
             &["run", "--ext", "count:x", "true"],
-            "extension 'count' takes no arguments",
+            "extension count: count takes no arguments",
         ),
         (
             &["run", "--ext", "null:x=1", "true"],
-            "extension 'null' takes no arguments",
+            "extension null: null takes no arguments",
         ),
         (&["run", "--bogus", "true"], "'--bogus'"),
         (&["run"], "PROGRAM"),

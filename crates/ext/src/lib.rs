@@ -73,8 +73,10 @@ pub trait Extension: Sync + Sized + 'static {
     const NAME: &'static str;
 
     /// Builds the extension from its arguments: the text after `NAME:` on
-    /// the command line, or the manifest's parameters as `key=value` pairs
-    /// separated by commas. Runs once per process start, before the program.
+    /// the command line, or the manifest's `args` text, or its `params`
+    /// table as `key=value` items separated by commas (docs/manifest.md).
+    /// Runs once per process start (and once in the launcher, to check the
+    /// arguments before the program starts), before the program.
     fn new(args: &str) -> Result<Self, InitError>;
 
     /// The calls this layer sees. Calls outside it go straight past.
@@ -108,25 +110,32 @@ impl Below {
     }
 
     /// Passes `c` down with path operand `i` replaced by `paths[i]` (when
-    /// `Some`), then restores the program's pointers so that layers above
-    /// see the call as they passed it.
+    /// `Some`).
     pub fn call_with_paths(&self, c: &mut Call, paths: [Option<&PathBuf>; abi::MAX_PATHS]) -> i64 {
-        let saved = c.args;
-        let mut changed = false;
+        // Layers below get their own copy: this layer's view of the call
+        // (which strata also shows it in `exec_commit`) stays as it was.
+        let mut below = *c;
         for (slot, p) in c.paths.iter().zip(paths).take(c.npaths as usize) {
             if let Some(p) = p {
-                if let Some(a) = c.args.get_mut(slot.arg as usize) {
+                if let Some(a) = below.args.get_mut(slot.arg as usize) {
                     *a = p.as_ptr() as u64;
-                    changed = true;
+                    below.flags |= call_flags::CHANGED;
                 }
             }
         }
-        if changed {
-            c.flags |= call_flags::CHANGED;
+        self.call(&mut below)
+    }
+
+    /// Passes down a copy of `c` whose arguments are `args` (for changes
+    /// other than paths: the buffers `args` point to must live until this
+    /// returns). The layer's own view of the call is unchanged.
+    pub fn call_with_args(&self, c: &Call, args: [u64; 6]) -> i64 {
+        let mut below = *c;
+        if below.args != args {
+            below.args = args;
+            below.flags |= call_flags::CHANGED;
         }
-        let r = self.call(c);
-        c.args = saved;
-        r
+        self.call(&mut below)
     }
 
     /// Issues Linux call `nr` with `args` to the layers below, as this
@@ -407,7 +416,13 @@ impl<E: Extension> Slot<E> {
         {
             return Err(InitError::new("extension object loaded twice in one process"));
         }
-        let e = E::new(args)?;
+        let e = match E::new(args) {
+            Ok(e) => e,
+            Err(err) => {
+                self.state.store(0, Ordering::Release);
+                return Err(err);
+            }
+        };
         // SAFETY: state 1 is ours alone (the CAS above); nobody reads the
         // cell before we hand out the reference.
         unsafe {
@@ -429,6 +444,7 @@ impl<E: Extension> Default for Slot<E> {
 /// # Safety
 /// The arguments are as [`abi::InitFn`] describes: valid `host`, `args` of
 /// `args_len` bytes, writable `out` and `err` of `err_len` bytes.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn init_object<E: Extension>(
     slot: &'static Slot<E>,
     name: &'static [u8],
@@ -488,16 +504,20 @@ macro_rules! export_extension {
             err: *mut u8,
             err_len: usize,
         ) -> i32 {
-            $crate::__init_object_entry(
-                &__STRATA_SLOT,
-                __STRATA_NAME,
-                host,
-                args,
-                args_len,
-                out,
-                err,
-                err_len,
-            )
+            // SAFETY: strata calls this entry point with the arguments
+            // strata_abi::InitFn describes.
+            unsafe {
+                $crate::__init_object_entry(
+                    &__STRATA_SLOT,
+                    __STRATA_NAME,
+                    host,
+                    args,
+                    args_len,
+                    out,
+                    err,
+                    err_len,
+                )
+            }
         }
     };
 }
@@ -526,9 +546,12 @@ macro_rules! __concat_nul {
 }
 
 /// Called by [`export_extension!`]'s entry point, with strata's arguments.
+///
+/// # Safety
+/// As [`init_object`].
 #[doc(hidden)]
 #[allow(clippy::too_many_arguments)]
-pub fn __init_object_entry<E: Extension>(
+pub unsafe fn __init_object_entry<E: Extension>(
     slot: &'static Slot<E>,
     name: &'static [u8],
     host: *const abi::Host,
@@ -556,3 +579,15 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
         Err(_) => fail("panicked"),
     }
 }
+
+// core's precompiled unwind tables name `rust_eh_personality`; with
+// panic=abort nothing ever unwinds, so an extension object only needs the
+// symbol to exist. Defined hidden: neither imported nor exported.
+#[cfg(feature = "cdylib")]
+core::arch::global_asm!(
+    ".globl rust_eh_personality",
+    ".hidden rust_eh_personality",
+    ".type rust_eh_personality, @function",
+    "rust_eh_personality:",
+    "ud2",
+);

@@ -156,34 +156,93 @@ fn parse_num(s: &[u8], base: u64) -> Option<u64> {
     Some(v)
 }
 
-/// Layout of the shared counter file used by the `count` extension.
+/// Layout of the session file: the memory every process of a traced tree
+/// shares with the launcher.
 ///
-/// The launcher creates the file; every process of the traced tree maps it
-/// shared and adds to the counters atomically; the launcher prints the
-/// summary when the whole tree has exited.
+/// The launcher creates it (when any extension is loaded) and writes the
+/// stack specification into it; every process of the tree maps it shared:
+/// the `count` layer adds to its counters atomically, layers emit trace
+/// records into its ring, which the launcher drains while the program runs,
+/// and the runtime marks multi-task sessions and extension failures in its
+/// header. The launcher removes it when the whole tree has exited.
 pub mod counts {
     /// First 8 bytes of the file.
-    pub const MAGIC: [u8; 8] = *b"STRATAC1";
+    pub const MAGIC: [u8; 8] = *b"STRATAS2";
     /// Syscall numbers 0..SLOTS are counted; larger numbers go to the last slot.
     pub const SLOTS: usize = 512;
-    /// Bytes before the first slot.
-    pub const HEADER: usize = 64;
+    /// Bytes before the first counter slot: one page of header words.
+    pub const HEADER: usize = 4096;
     /// u64 fields per slot: calls, errors, nanoseconds.
     pub const FIELDS: usize = 3;
-    /// Total file size.
-    pub const FILE_SIZE: usize = HEADER + SLOTS * FIELDS * 8;
-    /// Offset (in u64 words, from the start of the file) of the trap-path
-    /// counter: calls that reached strata through a SIGSYS trap.
+    /// Where the stack specification starts (bytes from the file start).
+    pub const SPEC_OFFSET: usize = HEADER + SLOTS * FIELDS * 8;
+    /// Room for the specification.
+    pub const SPEC_MAX: usize = 64 * 1024;
+    /// Where the trace ring starts.
+    pub const RING_OFFSET: usize = SPEC_OFFSET + SPEC_MAX;
+    /// File size without the ring.
+    pub const FILE_SIZE: usize = RING_OFFSET;
+    /// Default and limits of the ring size (a power of two).
+    pub const RING_DEFAULT: usize = 1 << 20;
+    pub const RING_MIN: usize = 1 << 16;
+    pub const RING_MAX: usize = 1 << 30;
+    /// Header word (u64, from the file start): calls that reached strata
+    /// through a SIGSYS trap.
     pub const TRAPPED_WORD: usize = 1;
-    /// Offset (in u64 words) where the launcher stores the TSC frequency in
-    /// kHz, which the runtime uses to turn cycle counts into nanoseconds. Zero
-    /// means unknown: the runtime then stores raw cycle counts.
+    /// Header word: TSC frequency in kHz, which the runtime uses to turn cycle
+    /// counts into nanoseconds. Zero: unknown, raw cycles are stored.
     pub const TSC_KHZ_WORD: usize = 2;
+    /// Header word: nonzero once the tree has had more than one task.
+    pub const MULTI_TASK_WORD: usize = 3;
+    /// Header words of the ring: bytes reserved so far (head), bytes
+    /// consumed by the launcher (tail), ring size in bytes.
+    pub const RING_HEAD_WORD: usize = 4;
+    pub const RING_TAIL_WORD: usize = 5;
+    pub const RING_SIZE_WORD: usize = 6;
+    /// Header word: nonzero when an extension failed and strata stopped the
+    /// program.
+    pub const FAILED_WORD: usize = 7;
+    /// Header word: length of the specification text.
+    pub const SPEC_LEN_WORD: usize = 8;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {
         let slot = if nr < SLOTS { nr } else { SLOTS - 1 };
         HEADER / 8 + slot * FIELDS + f
+    }
+
+    /// Total file size for a ring of `ring` bytes.
+    pub const fn file_size(ring: usize) -> usize {
+        RING_OFFSET + ring
+    }
+
+    /// Ring records: an 8-byte header word `len << 8 | COMMITTED` (len
+    /// counts payload bytes) then the payload, padded to 8 bytes. A header
+    /// word never straddles the end of the ring (sizes are multiples of 8);
+    /// a payload may wrap.
+    pub const RECORD_COMMITTED: u64 = 1;
+    /// Largest record payload.
+    pub const RECORD_MAX: usize = 16 * 1024;
+
+    /// Bytes a record of `len` payload bytes takes in the ring.
+    pub const fn record_size(len: usize) -> usize {
+        8 + (len + 7) / 8 * 8
+    }
+}
+
+/// The stack specification: one line per layer, top first,
+/// `NAME<TAB>ARGS<NEWLINE>`. NAME is a built-in extension's name or the
+/// absolute path of an extension object (it then contains a `/`). ARGS may
+/// not contain a tab or a newline.
+pub mod spec {
+    /// Iterates over `(name, args)` of a specification text; malformed
+    /// lines (no tab) yield `None` for their args.
+    pub fn layers(text: &[u8]) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
+        text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| {
+            let mut it = l.splitn(2, |&b| b == b'\t');
+            let name = it.next().unwrap_or(&[]);
+            (name, it.next())
+        })
     }
 }
 

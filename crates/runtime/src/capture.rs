@@ -95,6 +95,7 @@ pub unsafe extern "C" fn strata_thread_boot(t: *mut thread::Thread) -> ! {
     if thread::enable_capture(t).is_err() {
         sys::exit_group(126);
     }
+    crate::stack::task_start(t.tid, t.tid != t.pid);
     // SAFETY: the parent built a complete frame at boot_frame + 8.
     unsafe { crate::asm::strata_sigreturn_to((t.boot_frame + 8) as *mut UContext) }
 }

@@ -1,26 +1,59 @@
 //! What happens to one system call once it reached strata.
 //!
-//! `syscall` runs the hook (ext.rs), then either emulates the call (the few
-//! that strata must own to keep capture on and the program unaware: signals,
-//! clone, execve, brk, ...) or re-issues it unchanged from strata's text.
+//! `syscall` hands the call to the extension stack (stack.rs) when a layer
+//! wants it, or straight to `bottom` when none does. `bottom` either
+//! emulates the call (the few that strata must own to keep capture on and
+//! the program unaware: signals, clone, execve, brk, ...) or re-issues it
+//! unchanged from strata's text.
 //! Which calls are emulated is listed, with the reason, in the one syscall
 //! table (crates/syscall-table, docs/syscalls.md).
 
 use crate::sys::{self, reg, StackT, Sysno, UContext};
 use crate::thread::Thread;
-use crate::{ext, process, procfs, signals};
+use crate::{process, procfs, signals, stack};
 
 const S: fn(Sysno) -> usize = |s| s as usize;
 
 /// Handles call `nr` and leaves its result in `uc` (rax, or a whole new
 /// register state for rt_sigreturn).
+#[inline]
 pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
-    let token = ext::before(nr);
+    let first = stack::first(nr);
+    let ret = if first == stack::NO_LAYER {
+        bottom(t, uc, nr, a).map(|r| r as i64)
+    } else {
+        stack::run(t, uc, first, nr, a)
+    };
+    if let Some(r) = ret {
+        uc.gregs[reg::RAX] = r as u64;
+    }
+}
+
+/// Calls an extension may not issue on its own: they change the program's
+/// control flow (new tasks, a new image, its end, a signal return).
+pub fn owns_control_flow(nr: usize) -> bool {
+    [
+        Sysno::rt_sigreturn,
+        Sysno::clone,
+        Sysno::clone3,
+        Sysno::fork,
+        Sysno::vfork,
+        Sysno::execve,
+        Sysno::execveat,
+        Sysno::exit,
+        Sysno::exit_group,
+    ]
+    .iter()
+    .any(|&s| S(s) == nr)
+}
+
+/// The bottom of the stack: strata's own handling of call `nr`. Returns the
+/// result, or None when it replaced the whole register state in `uc`.
+pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Option<isize> {
     let ret: isize = match nr {
         n if n == S(Sysno::rt_sigreturn) => {
-            ext::after(nr, 0, token);
             signals::sigreturn(t, uc);
-            return;
+            return None;
         }
         n if n == S(Sysno::rt_sigaction) => signals::sigaction(a),
         n if n == S(Sysno::rt_sigprocmask) => signals::sigprocmask(t, uc, a),
@@ -38,12 +71,9 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
             process::clone(t, uc, nr, a)
         }
         n if n == S(Sysno::execve) || n == S(Sysno::execveat) => process::execve(t, uc, nr, a),
-        n if n == S(Sysno::exit) => {
-            ext::noreturn(nr);
-            process::exit_thread(t, a[0] as usize, nr)
-        }
+        n if n == S(Sysno::exit) => process::exit_thread(t, a[0] as usize, nr),
         n if n == S(Sysno::exit_group) => {
-            ext::noreturn(nr);
+            stack::exit(((a[0] & 0xff) << 8) as i32);
             if t.vfork_child != 0 {
                 // The parent frees a vfork child's state when it resumes.
                 passthrough(uc, nr, a)
@@ -77,8 +107,7 @@ pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
         }
         _ => passthrough(uc, nr, a),
     };
-    ext::after(nr, ret, token);
-    uc.gregs[reg::RAX] = ret as u64;
+    Some(ret)
 }
 
 /// Re-issues the call unchanged. A call that may block runs with the

@@ -32,10 +32,11 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod asm;
+mod builtin;
 mod capture;
 mod config;
 mod dispatch;
-mod ext;
+mod dso;
 mod image;
 mod load;
 mod mem;
@@ -43,6 +44,7 @@ mod out;
 mod process;
 mod procfs;
 mod signals;
+mod stack;
 mod sys;
 mod thread;
 
@@ -67,6 +69,12 @@ static HEAP: NoHeap = NoHeap;
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
+    if stack::in_layer() {
+        // A built-in extension panicked: name it and the call, fail closed.
+        let mut m = out::Line::new();
+        let _ = write!(m, "panicked: {}", info.message());
+        stack::fail(m.as_bytes());
+    }
     let mut l = out::Line::new();
     let _ = writeln!(l, "strata-rt: internal error: {}", info.message());
     if let Some(loc) = info.location() {
@@ -138,7 +146,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
             .emit();
         sys::exit_group(2);
     }
-    ext::init(cfg.flags, cfg.count_path);
+    stack::init(cfg.count_path);
     let si = load::StartInfo {
         kernel_sp: sp as usize,
         argc,

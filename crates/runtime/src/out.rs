@@ -22,6 +22,9 @@ impl Line {
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.bytes(s.as_bytes())
     }
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
     pub fn emit(&mut self) {
         if self.len == self.buf.len() {
             self.buf[self.len - 1] = b'\n';

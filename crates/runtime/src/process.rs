@@ -1,11 +1,11 @@
 //! Calls that create, replace or end threads and processes, and the few
 //! per-process facts strata keeps for the program (its break, its exe).
 
+use crate::config;
 use crate::dispatch::passthrough;
 use crate::load::{self, Path};
 use crate::sys::{self, reg, RtSigframe, Sysno, UContext};
 use crate::thread::{self, Thread};
-use crate::{config, ext};
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 /// clone, clone3, fork, vfork.
@@ -32,6 +32,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             Err(e) => return -e,
         }
     };
+    crate::stack::note_multi_task();
     if flags & sys::CLONE_VM == 0 {
         // SAFETY: the program's own fork-like call.
         let r = unsafe { sys::raw6(nr, a.map(|x| x as usize)) };
@@ -47,6 +48,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             if newsp != 0 {
                 uc.gregs[reg::RSP] = newsp;
             }
+            crate::stack::task_start(t.tid, false);
         }
         return r;
     }
@@ -129,7 +131,9 @@ pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
 /// loads the new image with capture on from its first instruction.
 pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     if !config::follow_exec() {
-        ext::noreturn(nr);
+        // Not followed: strata cannot know whether the kernel's exec will
+        // succeed, so the layers hear of it as it is issued.
+        crate::stack::exec_commit(nr, a);
         return passthrough(uc, nr, a);
     }
     let is_at = nr == Sysno::execveat as usize;
@@ -189,7 +193,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
         *envs.add(nenv) = cfg.as_ptr() as u64;
         *envs.add(nenv + 1) = 0;
     }
-    ext::noreturn(nr);
+    crate::stack::exec_commit(nr, a);
     let rt = config::runtime_path();
     // The new image inherits the real mask: make it the program's (with
     // SIGSYS really blocked if the program blocked it; the new runtime turns

@@ -72,6 +72,19 @@ pub struct Thread {
     pub pending_info: sys::SigInfo,
     /// Where the prepared start frame lives (inside the region).
     pub boot_frame: usize,
+    /// The signal frame of the call the extension stack is handling (for
+    /// the bottom layer), or 0.
+    pub cur_uc: usize,
+    /// Set by the bottom layer when it replaced the whole register state
+    /// (rt_sigreturn): the stack's result is not written to rax.
+    pub uc_replaced: u8,
+    /// The layer running on this thread (for failure messages), or 0xff.
+    pub cur_layer: u8,
+    /// The Linux number of the call that layer is handling.
+    pub cur_nr: u32,
+    /// Each layer's view of the call in progress (a `*const Call`), for
+    /// `exec_commit`.
+    pub views: [usize; crate::stack::MAX_LAYERS],
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
@@ -99,6 +112,18 @@ pub fn current() -> &'static mut Thread {
 }
 
 /// Makes `t` the state of the calling thread.
+/// This thread's state, or None before strata installed one (start-up).
+pub fn try_current() -> Option<&'static mut Thread> {
+    let base: usize;
+    // SAFETY: reads GS base (FSGSBASE, as `install` writes it).
+    unsafe { asm!("rdgsbase {}", out(reg) base, options(nomem, nostack, preserves_flags)) };
+    if base == 0 {
+        None
+    } else {
+        Some(current())
+    }
+}
+
 pub fn install(t: *mut Thread) {
     // SAFETY: writing GS base with the FSGSBASE instruction (enabled by
     // Linux >= 5.9 for user space). Nothing of the program depends on it.
@@ -168,8 +193,15 @@ unsafe fn reset(t: *mut Thread) {
         (*t).real_alt = StackT::DISABLED;
         (*t).prog_sud = ProgramSud::default();
         (*t).prog_gs = 0;
+        (*t).cur_uc = 0;
+        (*t).uc_replaced = 0;
+        (*t).cur_layer = crate::stack::NO_LAYER;
+        (*t).cur_nr = 0;
+        (*t).views = [0; crate::stack::MAX_LAYERS];
     }
 }
+
+const _: () = assert!(core::mem::size_of::<Thread>() <= 4096);
 
 /// In a forked child: only the calling thread exists, free every other state.
 pub fn after_fork(me: *mut Thread) {

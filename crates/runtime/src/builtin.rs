@@ -1,0 +1,152 @@
+//! The extensions built into strata-rt, and where their instances live.
+//!
+//! A built-in is an ordinary `strata_ext::Extension`, exactly like one in an
+//! extension object: strata builds it from its arguments at start and
+//! describes it to the stack through the same C descriptor. Instances are
+//! placed in an arena mapped once at start (no allocator, rule 2).
+
+use crate::stack;
+use crate::sys;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use strata_abi::{Call, ExtDesc, Interest};
+use strata_ext::{Below, Extension, InitError};
+use strata_proto::counts;
+
+/// Builds built-in `name` with `args`. None: no built-in has that name.
+/// Err(n): the message (n bytes) is in `err`.
+pub fn make(name: &[u8], args: &[u8], err: &mut [u8; 256]) -> Option<Result<ExtDesc, usize>> {
+    let args = match core::str::from_utf8(args) {
+        Ok(a) => a,
+        Err(_) => return Some(Err(put(err, b"arguments are not UTF-8"))),
+    };
+    let r = match name {
+        b"null" => build::<Null>(args, b"null\0"),
+        b"count" => build::<Count>(args, b"count\0"),
+        b"trace" => build::<strata_ext_trace::Trace>(args, b"trace\0"),
+        b"map" => build::<strata_ext_map::Map>(args, b"map\0"),
+        _ => return None,
+    };
+    Some(r.map_err(|e| put(err, e.message())))
+}
+
+fn put(err: &mut [u8; 256], m: &[u8]) -> usize {
+    let n = m.len().min(err.len());
+    err[..n].copy_from_slice(&m[..n]);
+    n
+}
+
+fn build<E: Extension>(args: &str, name: &'static [u8]) -> Result<ExtDesc, InitError> {
+    let e = E::new(args)?;
+    let slot = place(e).ok_or_else(|| InitError::new("out of memory for extension state"))?;
+    Ok(strata_ext::describe(slot, name))
+}
+
+const ARENA_SIZE: usize = 64 << 20;
+static ARENA: AtomicUsize = AtomicUsize::new(0);
+static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
+
+/// Moves `v` into the arena for the rest of the process's life.
+fn place<T>(v: T) -> Option<&'static T> {
+    if ARENA.load(Ordering::Relaxed) == 0 {
+        // Reserved, not committed: untouched pages cost nothing.
+        let m = sys::mmap_anon(ARENA_SIZE, sys::PROT_READ | sys::PROT_WRITE)?;
+        ARENA.store(m, Ordering::Relaxed);
+    }
+    let base = ARENA.load(Ordering::Relaxed);
+    let align = core::mem::align_of::<T>().max(16);
+    let used = ARENA_USED.load(Ordering::Relaxed);
+    let start = (base + used).checked_add(align - 1)? & !(align - 1);
+    let end = start.checked_add(core::mem::size_of::<T>())?;
+    if end > base + ARENA_SIZE {
+        return None;
+    }
+    ARENA_USED.store(end - base, Ordering::Relaxed);
+    let p = start as *mut T;
+    // SAFETY: [start, end) is inside our arena, aligned for T, and handed out
+    // once (single-threaded start-up).
+    unsafe {
+        p.write(v);
+        Some(&*p)
+    }
+}
+
+/// `null`: sees every call and passes it on; the cost of one layer.
+pub struct Null;
+
+impl Extension for Null {
+    const NAME: &'static str = "null";
+    fn new(args: &str) -> Result<Self, InitError> {
+        if args.is_empty() {
+            Ok(Null)
+        } else {
+            Err(InitError::new("null takes no arguments"))
+        }
+    }
+    fn interest(&self) -> Interest {
+        Interest::ALL
+    }
+}
+
+/// `count`: calls, errors and time per syscall over the whole process tree,
+/// in the session file's counters (the launcher prints the `strace -c`
+/// table at the end).
+pub struct Count {
+    tsc_khz: u64,
+}
+
+impl Extension for Count {
+    const NAME: &'static str = "count";
+    fn new(args: &str) -> Result<Self, InitError> {
+        if !args.is_empty() {
+            return Err(InitError::new("count takes no arguments"));
+        }
+        let tsc_khz = stack::counter(counts::TSC_KHZ_WORD).map_or(0, |w| w.load(Ordering::Relaxed));
+        Ok(Count { tsc_khz })
+    }
+    fn interest(&self) -> Interest {
+        Interest::ALL
+    }
+    fn call(&self, c: &mut Call, below: &Below) -> i64 {
+        let nr = c.nr as usize;
+        if matches!(
+            strata_abi::Call::op(c),
+            strata_abi::Op::ThreadExit | strata_abi::Op::ProcessExit
+        ) {
+            self.add(nr, 0, 0);
+        }
+        let t0 = rdtsc();
+        let r = below.call(c);
+        self.add(nr, r, rdtsc().wrapping_sub(t0));
+        r
+    }
+    fn exec_commit(&self, c: &Call) {
+        self.add(c.nr as usize, 0, 0);
+    }
+}
+
+impl Count {
+    fn add(&self, nr: usize, ret: i64, ticks: u64) {
+        let t = if self.tsc_khz == 0 {
+            ticks
+        } else {
+            (ticks as u128 * 1_000_000 / self.tsc_khz as u128) as u64
+        };
+        let add = |w: usize, v: u64| {
+            if let Some(a) = stack::counter(w) {
+                a.fetch_add(v, Ordering::Relaxed);
+            }
+        };
+        add(counts::word(nr, 0), 1);
+        if (-4095..0).contains(&ret) {
+            add(counts::word(nr, 1), 1);
+        }
+        add(counts::word(nr, 2), t);
+        add(counts::TRAPPED_WORD, 1);
+    }
+}
+
+#[inline(always)]
+fn rdtsc() -> u64 {
+    // SAFETY: rdtsc has no side effects.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}

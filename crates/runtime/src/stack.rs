@@ -1,0 +1,558 @@
+//! The extension stack: the layers between the program's calls and the
+//! bottom (dispatch.rs: strata's own emulation, then the kernel).
+//!
+//! At start the runtime reads the stack specification from the session file
+//! (the launcher wrote it: one layer per line, top first), builds each layer
+//! (a built-in extension, or an extension object loaded by dso.rs) and
+//! compiles the dispatch once: `FIRST[nr]` is the top-most layer interested
+//! in call `nr`, `NEXT[i][nr]` the next interested layer below layer `i`.
+//! A call no layer wants goes straight to the bottom; a layer's `Below`
+//! skips the layers below it that do not want the call (Pebble's
+//! demultiplexing compiled away).
+//!
+//! The session file is shared by the whole process tree and the launcher:
+//! counters for `count`, the trace ring (`emit` channel 0), and header flags
+//! (several tasks exist; an extension failed).
+
+use crate::sys::{self, Sysno, UContext};
+use crate::thread::{self, Thread};
+use crate::{dispatch, out};
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use strata_abi::{self as abi, Call, ExtDesc};
+use strata_proto::counts;
+
+/// Most layers in one stack.
+pub const MAX_LAYERS: usize = 16;
+/// "No layer".
+pub const NO_LAYER: u8 = 0xff;
+const NRS: usize = abi::MAX_NR;
+
+struct Stack {
+    n: usize,
+    layers: [core::mem::MaybeUninit<ExtDesc>; MAX_LAYERS],
+    below: [core::mem::MaybeUninit<abi::Below>; MAX_LAYERS],
+    first: [u8; NRS],
+    next: [[u8; NRS]; MAX_LAYERS],
+}
+
+// Written once by `init`, single-threaded, before the program runs; only read
+// afterwards (fork copies it, exec rebuilds it).
+static mut STACK: Stack = Stack {
+    n: 0,
+    layers: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
+    below: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
+    first: [NO_LAYER; NRS],
+    next: [[NO_LAYER; NRS]; MAX_LAYERS],
+};
+
+fn stack() -> &'static Stack {
+    // SAFETY: STACK is only written by `init` before any reader exists.
+    unsafe { &*core::ptr::addr_of!(STACK) }
+}
+
+/// The session file's words, or null when there is no session.
+static SESSION: AtomicPtr<AtomicU64> = AtomicPtr::new(core::ptr::null_mut());
+
+fn session_word(w: usize) -> Option<&'static AtomicU64> {
+    let p = SESSION.load(Ordering::Relaxed);
+    // SAFETY: the mapping is at least FILE_SIZE bytes and lives for the
+    // whole run; callers pass header or counter word indices inside it.
+    (!p.is_null()).then(|| unsafe { &*p.add(w) })
+}
+
+/// Counter word `w` (see `strata_proto::counts`), if a session exists.
+pub fn counter(w: usize) -> Option<&'static AtomicU64> {
+    (w < counts::FILE_SIZE / 8).then(|| session_word(w)).flatten()
+}
+
+/// Whether any layer exists.
+pub fn active() -> bool {
+    stack().n != 0
+}
+
+/// The top-most layer interested in `nr`.
+#[inline(always)]
+pub fn first(nr: usize) -> u8 {
+    match stack().first.get(nr) {
+        Some(&l) => l,
+        None if active() => 0,
+        None => NO_LAYER,
+    }
+}
+
+fn desc(i: usize) -> &'static ExtDesc {
+    // SAFETY: layers 0..n were written by init.
+    unsafe { stack().layers[i].assume_init_ref() }
+}
+
+/// A layer's name, for messages.
+pub fn layer_name(i: usize) -> &'static [u8] {
+    if i >= stack().n {
+        return b"?";
+    }
+    let p = desc(i).name;
+    if p.is_null() {
+        return b"?";
+    }
+    // SAFETY: extensions give a NUL-terminated name that lives as long as
+    // the extension (static data of a built-in or a loaded object).
+    unsafe { crate::cstr(p) }
+}
+
+/// Runs layer `i` on `c`.
+pub fn call_layer(i: u8, c: &mut Call) -> i64 {
+    let t = thread::current();
+    let i = i as usize;
+    let d = desc(i);
+    let Some(f) = d.call else {
+        return below_of(i, c);
+    };
+    let (saved_layer, saved_nr, saved_view) = (t.cur_layer, t.cur_nr, t.views[i]);
+    t.cur_layer = i as u8;
+    t.cur_nr = c.nr;
+    t.views[i] = c as *const Call as usize;
+    // SAFETY: below[i] was written by init and is static.
+    let below = unsafe { stack().below[i].assume_init_ref() };
+    let r = f(d.state, c, below);
+    let t = thread::current();
+    t.cur_layer = saved_layer;
+    t.cur_nr = saved_nr;
+    t.views[i] = saved_view;
+    r
+}
+
+/// What layer `i`'s `Below` does: the next interested layer, or the bottom.
+fn below_of(i: usize, c: &mut Call) -> i64 {
+    let nr = c.nr as usize;
+    let next = match stack().next.get(i).and_then(|row| row.get(nr)) {
+        Some(&l) => l,
+        // Numbers past the table: every layer below sees them.
+        None if i + 1 < stack().n => (i + 1) as u8,
+        None => NO_LAYER,
+    };
+    if next == NO_LAYER {
+        bottom(c)
+    } else {
+        call_layer(next, c)
+    }
+}
+
+extern "C" fn below_call(b: *const abi::Below, c: *mut Call) -> i64 {
+    if b.is_null() || c.is_null() {
+        return -(sys::EFAULT as i64);
+    }
+    // SAFETY: extensions pass back the Below strata gave them and a valid
+    // Call (their own or the one they were given) for the call's duration.
+    let (layer, c) = unsafe { ((*b).layer as usize, &mut *c) };
+    if layer >= stack().n {
+        return -(sys::EINVAL as i64);
+    }
+    below_of(layer, c)
+}
+
+/// The bottom of the stack: strata's own handling of the Linux call.
+fn bottom(c: &mut Call) -> i64 {
+    let t = thread::current();
+    let uc = t.cur_uc as *mut UContext;
+    if uc.is_null() {
+        return -(sys::EINVAL as i64);
+    }
+    let nr = c.nr as usize;
+    if c.flags & abi::call_flags::FROM_EXTENSION != 0 && dispatch::owns_control_flow(nr) {
+        // An extension's own call may not fork, exec, exit or sigreturn the
+        // program behind the layers' backs.
+        return -(sys::EPERM as i64);
+    }
+    // SAFETY: cur_uc is the live signal frame of this thread's call (set by
+    // `dispatch::syscall` for exactly this activation).
+    let uc = unsafe { &mut *uc };
+    match dispatch::bottom(t, uc, nr, c.args) {
+        Some(r) => r as i64,
+        None => {
+            t.uc_replaced = 1;
+            0
+        }
+    }
+}
+
+/// The exec of the current call will happen: every layer's `exec_commit`,
+/// top first, with that layer's own view of the call.
+pub fn exec_commit(nr: usize, args: [u64; 6]) {
+    let t = thread::current();
+    let fallback = Call::new(nr as u32, args, t.pid as u32, t.tid as u32);
+    for i in 0..stack().n {
+        if let Some(f) = desc(i).exec_commit {
+            let v = thread::current().views[i] as *const Call;
+            let c = if v.is_null() { &fallback as *const Call } else { v };
+            f(desc(i).state, c);
+        }
+    }
+}
+
+/// A new task runs: every layer's `task_start`.
+pub fn task_start(tid: usize, is_thread: bool) {
+    for i in 0..stack().n {
+        if let Some(f) = desc(i).task_start {
+            f(desc(i).state, tid as u32, is_thread as u32);
+        }
+    }
+}
+
+/// The process ends with wait status `status`: every layer's `exit`.
+pub fn exit(status: i32) {
+    for i in 0..stack().n {
+        if let Some(f) = desc(i).exit {
+            f(desc(i).state, status);
+        }
+    }
+}
+
+/// A clone is about to make a second task.
+pub fn note_multi_task() {
+    if let Some(w) = session_word(counts::MULTI_TASK_WORD) {
+        if w.load(Ordering::Relaxed) == 0 {
+            w.store(1, Ordering::Relaxed);
+        }
+    }
+}
+
+// ---- host services -------------------------------------------------------
+
+extern "C" fn host_read_mem(addr: u64, buf: *mut u8, len: usize) -> i64 {
+    if buf.is_null() {
+        return -(sys::EFAULT as i64);
+    }
+    // SAFETY: the extension passes its own buffer of `len` bytes.
+    let dst = unsafe { core::slice::from_raw_parts_mut(buf, len) };
+    let mut done = 0;
+    // Page by page, so a read that runs into an unmapped page returns what
+    // came before it.
+    while done < len {
+        let at = addr as usize + done;
+        let chunk = (4096 - (at & 4095)).min(len - done);
+        if sys::copy_from_user(&mut dst[done..done + chunk], at).is_err() {
+            break;
+        }
+        done += chunk;
+    }
+    if done == 0 && len != 0 {
+        -(sys::EFAULT as i64)
+    } else {
+        done as i64
+    }
+}
+
+extern "C" fn host_write_mem(addr: u64, buf: *const u8, len: usize) -> i64 {
+    if buf.is_null() {
+        return -(sys::EFAULT as i64);
+    }
+    // SAFETY: the extension passes its own buffer of `len` bytes.
+    let src = unsafe { core::slice::from_raw_parts(buf, len) };
+    match sys::copy_to_user(addr as usize, src) {
+        Ok(()) => len as i64,
+        Err(e) => -(e as i64),
+    }
+}
+
+extern "C" fn host_emit(channel: u32, buf: *const u8, len: usize) {
+    if buf.is_null() {
+        return;
+    }
+    // SAFETY: the extension passes its own buffer of `len` bytes.
+    let b = unsafe { core::slice::from_raw_parts(buf, len) };
+    if channel == 0 && ring_emit(b) {
+        return;
+    }
+    sys::write_all(2, b);
+}
+
+extern "C" fn host_raw_syscall(nr: u64, args: *const u64) -> i64 {
+    if args.is_null() {
+        return -(sys::EFAULT as i64);
+    }
+    // SAFETY: the extension passes six argument words.
+    let a = unsafe { core::slice::from_raw_parts(args, 6) };
+    let a = [a[0], a[1], a[2], a[3], a[4], a[5]].map(|x| x as usize);
+    // SAFETY: the extension's own call, issued as it asks (documented as
+    // bypassing the stack; strata's image is guarded like the program's).
+    unsafe { sys::raw6(nr as usize, a) as i64 }
+}
+
+extern "C" fn host_multi_task() -> u32 {
+    session_word(counts::MULTI_TASK_WORD).is_some_and(|w| w.load(Ordering::Relaxed) != 0) as u32
+}
+
+extern "C" fn host_fail(msg: *const u8, len: usize) -> ! {
+    let m = if msg.is_null() {
+        &b"failed"[..]
+    } else {
+        // SAFETY: the extension passes its own message of `len` bytes.
+        unsafe { core::slice::from_raw_parts(msg, len.min(512)) }
+    };
+    fail(m)
+}
+
+/// An extension cannot go on: name it and the call, mark the session and
+/// stop the program (fail closed: the call is never passed on).
+pub fn fail(msg: &[u8]) -> ! {
+    let (layer, nr) = match thread::try_current() {
+        Some(t) => (t.cur_layer, t.cur_nr as usize),
+        None => (NO_LAYER, usize::MAX),
+    };
+    let mut l = out::Line::new();
+    l.str("strata: extension '");
+    if layer != NO_LAYER {
+        l.bytes(layer_name(layer as usize));
+    } else {
+        l.str("?");
+    }
+    l.str("' failed in ")
+        .str(strata_syscall_table::name(nr).unwrap_or("its set-up"))
+        .str(": ")
+        .bytes(msg)
+        .str("; stopping the program\n")
+        .emit();
+    if let Some(w) = session_word(counts::FAILED_WORD) {
+        w.store(1, Ordering::Relaxed);
+    }
+    sys::exit_group(125)
+}
+
+/// Whether a layer is running on this thread (the panic handler asks).
+pub fn in_layer() -> bool {
+    thread::try_current().is_some_and(|t| t.cur_layer != NO_LAYER)
+}
+
+pub static HOST: abi::Host = abi::Host {
+    abi_version: abi::VERSION,
+    size: core::mem::size_of::<abi::Host>() as u32,
+    read_mem: host_read_mem,
+    write_mem: host_write_mem,
+    emit: host_emit,
+    raw_syscall: host_raw_syscall,
+    multi_task: host_multi_task,
+    fail: host_fail,
+};
+
+// ---- the trace ring ------------------------------------------------------
+
+/// Appends one record to the session ring; false when there is no ring.
+fn ring_emit(b: &[u8]) -> bool {
+    let (Some(head), Some(tail), Some(size)) = (
+        session_word(counts::RING_HEAD_WORD),
+        session_word(counts::RING_TAIL_WORD),
+        session_word(counts::RING_SIZE_WORD),
+    ) else {
+        return false;
+    };
+    let size = size.load(Ordering::Relaxed) as usize;
+    if size < counts::RING_MIN || !size.is_power_of_two() {
+        return false;
+    }
+    let b = &b[..b.len().min(counts::RECORD_MAX)];
+    let need = counts::record_size(b.len()) as u64;
+    let mut waits = 0u32;
+    let mut last_tail = u64::MAX;
+    let pos = loop {
+        let h = head.load(Ordering::Acquire);
+        let tl = tail.load(Ordering::Acquire);
+        if h + need - tl > size as u64 {
+            // Nobody has drained for ~2 s (the launcher is gone: this
+            // process outlived it): drop the record rather than hang.
+            if tl != last_tail {
+                last_tail = tl;
+                waits = 0;
+            }
+            waits += 1;
+            if waits > 400 {
+                return true;
+            }
+            // Full: wait for the launcher to drain (it wakes the tail word).
+            let ts: [i64; 2] = [0, 5_000_000];
+            // SAFETY: FUTEX_WAIT (shared) on the low half of the tail word
+            // with a timeout; spurious returns are handled by the loop.
+            unsafe {
+                sys::sc(
+                    Sysno::futex,
+                    &[
+                        tail as *const AtomicU64 as usize,
+                        0,
+                        tl as u32 as usize,
+                        &ts as *const _ as usize,
+                        0,
+                        0,
+                    ],
+                )
+            };
+            continue;
+        }
+        if head
+            .compare_exchange(h, h + need, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            break h;
+        }
+    };
+    let p = SESSION.load(Ordering::Relaxed);
+    // SAFETY: the ring is `size` bytes at RING_OFFSET inside the mapping;
+    // [pos, pos+need) is ours alone until we commit it.
+    unsafe {
+        let ring = (p as *mut u8).add(counts::RING_OFFSET);
+        let mut off = (pos as usize + 8) & (size - 1);
+        for &x in b {
+            *ring.add(off) = x;
+            off = (off + 1) & (size - 1);
+        }
+        let hdr = &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64);
+        hdr.store((b.len() as u64) << 8 | counts::RECORD_COMMITTED, Ordering::Release);
+    }
+    true
+}
+
+// ---- construction --------------------------------------------------------
+
+/// Maps the session file and builds the stack from its specification.
+/// Errors go to stderr and end the process with status 2 (the launcher has
+/// checked the specification, so this means a broken installation).
+pub fn init(session_path: &[u8]) {
+    if session_path.is_empty() {
+        return;
+    }
+    let Some(m) = map_session(session_path) else {
+        out::file_error(session_path, "cannot map the session file");
+        sys::exit_group(2);
+    };
+    SESSION.store(m as *mut AtomicU64, Ordering::Release);
+    // SAFETY: the word is inside the mapping.
+    let spec_len = unsafe { (*(m as *const AtomicU64).add(counts::SPEC_LEN_WORD)).load(Ordering::Relaxed) } as usize;
+    // SAFETY: the specification lies inside the mapping (checked length).
+    let spec =
+        unsafe { core::slice::from_raw_parts((m + counts::SPEC_OFFSET) as *const u8, spec_len.min(counts::SPEC_MAX)) };
+    strata_ext::set_host(&HOST);
+    // SAFETY: single-threaded start; nothing reads STACK yet.
+    let st = unsafe { &mut *core::ptr::addr_of_mut!(STACK) };
+    for (name, args) in strata_proto::spec::layers(spec) {
+        let i = st.n;
+        if i >= MAX_LAYERS {
+            die(name, b"too many layers (at most 16)");
+        }
+        let Some(args) = args else {
+            die(name, b"malformed stack specification")
+        };
+        let mut err = [0u8; 256];
+        let d = match crate::builtin::make(name, args, &mut err) {
+            Some(Ok(d)) => d,
+            Some(Err(n)) => die(name, &err[..n]),
+            None if name.contains(&b'/') => {
+                // SAFETY: ExtDesc is plain data; the loader fills it.
+                let mut d: ExtDesc = unsafe { core::mem::zeroed() };
+                match crate::dso::load(name, &HOST, args, &mut d, &mut err) {
+                    Ok(()) => d,
+                    Err(n) => die(name, &err[..n.min(err.len())]),
+                }
+            }
+            None => die(name, b"no such extension"),
+        };
+        if !abi::compatible(d.abi_version) || d.call.is_none() && d.exec_commit.is_none() && d.exit.is_none() {
+            die(
+                name,
+                b"the extension's descriptor is incomplete or from another ABI version",
+            );
+        }
+        st.layers[i].write(d);
+        st.below[i].write(abi::Below {
+            call: below_call,
+            ctx: core::ptr::null(),
+            layer: i as u32,
+            _reserved: 0,
+        });
+        st.n += 1;
+    }
+    // Compile the dispatch: bottom-up, NEXT[i][nr] is the nearest
+    // interested layer below i.
+    let n = st.n;
+    let mut below = [NO_LAYER; NRS];
+    for i in (0..n).rev() {
+        st.next[i] = below;
+        // SAFETY: written above.
+        let d = unsafe { st.layers[i].assume_init_ref() };
+        for (nr, b) in below.iter_mut().enumerate() {
+            if d.call.is_some() && d.interest.contains(nr as u32) {
+                *b = i as u8;
+            }
+        }
+    }
+    st.first = below;
+}
+
+fn die(name: &[u8], why: &[u8]) -> ! {
+    out::Line::new()
+        .str("strata: extension ")
+        .bytes(name)
+        .str(": ")
+        .bytes(why)
+        .str("\n")
+        .emit();
+    sys::exit_group(2)
+}
+
+fn map_session(path: &[u8]) -> Option<usize> {
+    let mut p = crate::load::Path::new();
+    p.set(path).ok()?;
+    // SAFETY: NUL-terminated path.
+    let fd = sys::check(unsafe {
+        sys::sc(
+            Sysno::openat,
+            &[sys::AT_FDCWD as usize, p.ptr(), sys::O_RDWR | sys::O_CLOEXEC, 0],
+        )
+    })
+    .ok()?;
+    let mut st = [0u64; 18];
+    // SAFETY: fstat into a buffer of struct stat's size (144 bytes).
+    let r = unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) };
+    let size = st[6] as usize; // st_size
+    let m = if r == 0 && size >= counts::FILE_SIZE {
+        // SAFETY: a shared mapping of the session file at a kernel-chosen address.
+        sys::check(unsafe {
+            sys::sc(
+                Sysno::mmap,
+                &[0, size, sys::PROT_READ | sys::PROT_WRITE, sys::MAP_SHARED, fd, 0],
+            )
+        })
+        .ok()
+    } else {
+        None
+    };
+    // SAFETY: closing our own descriptor; the mapping stays.
+    unsafe { sys::sc(Sysno::close, &[fd]) };
+    let m = m?;
+    // SAFETY: the mapping has at least 8 bytes.
+    let magic = unsafe { *(m as *const [u8; 8]) };
+    if magic != counts::MAGIC {
+        return None;
+    }
+    let ring = size - counts::RING_OFFSET;
+    // SAFETY: header word inside the mapping.
+    let declared = unsafe { (*(m as *const AtomicU64).add(counts::RING_SIZE_WORD)).load(Ordering::Relaxed) } as usize;
+    if declared > ring {
+        return None;
+    }
+    Some(m)
+}
+
+/// Per-call entry from dispatch.rs: runs the stack for call `nr` and
+/// returns what to put in rax, or None when the bottom replaced the whole
+/// register state.
+pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6]) -> Option<i64> {
+    let saved_uc = t.cur_uc;
+    let saved_rep = t.uc_replaced;
+    t.cur_uc = uc as *mut UContext as usize;
+    t.uc_replaced = 0;
+    let mut c = Call::new(nr as u32, a, t.pid as u32, t.tid as u32);
+    let r = call_layer(first, &mut c);
+    let t = thread::current();
+    let replaced = t.uc_replaced != 0;
+    t.cur_uc = saved_uc;
+    t.uc_replaced = saved_rep;
+    (!replaced).then_some(r)
+}
