@@ -5,6 +5,7 @@ what a user can observe: stdout, stderr and the exit status (a negative status
 means "killed by that signal", as subprocess reports it).
 """
 import os
+import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -91,9 +92,14 @@ def run_bounded(argv, *, timeout=300, env=None, cwd=None, input=None) -> Result:
     return res
 
 
+# Extra `strata run` options for every run (tests/run uses it to run the real
+# programs again under extension stacks), e.g. "--trace -o /dev/null".
+STACK = shlex.split(os.environ.get("STRATA_TEST_STACK", ""))
+
+
 def strata(*args) -> list:
     """The argv prefix that runs a program under strata with the given options."""
-    return [str(STRATA), "run", *args, "--"]
+    return [str(STRATA), "run", *STACK, *args, "--"]
 
 
 @pytest.fixture(scope="session")

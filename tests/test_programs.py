@@ -42,7 +42,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import OUT, ROOT, Result, have, run, strata
+from conftest import OUT, ROOT, STACK, Result, have, run, strata
 
 PROGRAMS = ROOT / "tests" / "programs"
 BIN = OUT / "programs"  # binaries, and the programs' working directory
@@ -262,6 +262,38 @@ def test_program(built, fd3_files, prog, args, expected):
     assert_same(f"{prog.name} {shlex.join(args)}", native, under)
 
 
+# ---------------------------------------------------------------- stacks
+
+# The corpus under extension stacks (#3). `map` maps the corpus directory
+# onto itself, so every path the programs use goes through map's resolution
+# and reaches the kernel as map's own string, while what the programs see is
+# unchanged; trace writes to a file, whose end must record how the program
+# ended.
+STACKS = {
+    "trace": lambda f: ["--trace", "-o", f],
+    "map": lambda f: ["--map", f"{BIN}={BIN}"],
+    "trace-over-map": lambda f: ["--trace", "-o", f, "--map", f"{BIN}={BIN}"],
+    "map-over-trace": lambda f: ["--map", f"{BIN}={BIN}", "--trace", "-o", f],
+}
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+@pytest.mark.parametrize("prog, args, expected", CASES)
+def test_program_stacked(built, fd3_files, prog, args, expected, stack, tmp_path):
+    exe = executable(built, prog)
+    native = execute(prog, exe, args, [], fd3_files)
+    check_native(prog, expected, native)
+    trace = tmp_path / "trace.txt"
+    under = execute(prog, exe, args, under_strata(*STACKS[stack](str(trace))), fd3_files)
+    assert_same(f"{prog.name} {shlex.join(args)} under {stack}", native, under)
+    if "trace" in stack:
+        lines = trace.read_text(errors="replace").splitlines()
+        ends = [l for l in lines if re.search(r"\+\+\+ (exited with \d+|killed by SIG\w+( \(core dumped\))?) \+\+\+$", l)]
+        assert ends, f"no end-of-process line in the trace of {prog.name}:\n" + "\n".join(lines[-5:])
+        if expected >= 0 and native.status == expected:
+            assert any(l.endswith(f"+++ exited with {expected} +++") for l in ends), ends
+
+
 # ---------------------------------------------------------------- count
 
 
@@ -356,7 +388,7 @@ def nobody_strata(built):
         assert nobody_can_run(exe), f"nobody cannot execute {exe} even after copying it"
 
     def prefix(*args):
-        return [str(exe), "run", *args, "--"]
+        return [str(exe), "run", *STACK, *args, "--"]
 
     yield prefix
     if tmp is not None:

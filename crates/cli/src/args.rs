@@ -13,6 +13,8 @@ Extensions (--ext NAME[:ARGS], repeatable; the first given is the top of the sta
   trace   print every call like strace; ARGS: trace=NAME|%CLASS|!NAME...,
           failed, format=json, s=N, raw, ext-calls (comma-separated)
   map     remap paths; ARGS: PROGRAM_PATH=HOST_PATH[:ro|:discard];...
+  tracemap  (for tests and benchmarks) trace over map in one layer;
+          ARGS: TRACE_ARGS@MAP_ARGS
   ./lib.so  an extension object (built against include/strata.h or strata-ext)
 
 Short forms, stacked where they appear among the --ext options:

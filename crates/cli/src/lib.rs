@@ -17,6 +17,7 @@
 
 pub mod args;
 pub mod counter;
+pub mod extobj;
 pub mod hostcheck;
 pub mod launch;
 pub mod layers;
@@ -36,7 +37,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::error::ErrorKind;
-use clap::Parser;
 
 use args::{Cli, RunArgs};
 use counter::{CounterError, CounterFile};

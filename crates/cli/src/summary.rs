@@ -6,7 +6,7 @@ use strata_proto::counts::{self, FILE_SIZE, MAGIC, SLOTS, TRAPPED_WORD};
 /// Why a counter file's contents cannot be summarised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SummaryError {
-    #[error("counter file has {0} bytes, expected {FILE_SIZE}")]
+    #[error("counter file has {0} bytes, expected at least {FILE_SIZE}")]
     BadSize(usize),
     #[error("counter file does not start with the strata counter magic")]
     BadMagic,
@@ -41,7 +41,7 @@ fn word(buf: &[u8], index: usize) -> u64 {
 impl Counts {
     /// Decodes the contents of a counter file.
     pub fn parse(buf: &[u8]) -> Result<Counts, SummaryError> {
-        if buf.len() != FILE_SIZE {
+        if buf.len() < FILE_SIZE {
             return Err(SummaryError::BadSize(buf.len()));
         }
         if buf[..8] != MAGIC {

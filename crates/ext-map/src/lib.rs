@@ -111,7 +111,7 @@ use policy::{
 use stack::StackFs;
 use strata_abi::MAX_PATHS;
 use strata_ext::{
-    call_flags, read_mem, write_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf, EFAULT, ERANGE, EROFS,
+    read_mem, write_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf, EFAULT, ERANGE, EROFS,
     NO_ARG,
 };
 
@@ -164,12 +164,7 @@ fn set_arg(args: &mut [u64; 6], i: usize, v: u64) {
 /// Passes down a copy of `c` with arguments `args` (the buffers they point
 /// to live until this returns); this layer's view of the call is kept.
 fn call_with_args(below: &Below, c: &Call, args: [u64; 6]) -> i64 {
-    let mut d = *c;
-    if d.args != args {
-        d.args = args;
-        d.flags |= call_flags::CHANGED;
-    }
-    below.call(&mut d)
+    below.call_with_args(c, args)
 }
 
 /// `struct open_how`'s flags (its first u64) at program address `addr`.

@@ -138,6 +138,36 @@ impl Below {
         self.call(&mut below)
     }
 
+    /// Runs `upper` with a `Below` that hands calls to extension `lower`,
+    /// whose own `Below` is this one: two extensions composed inside one
+    /// layer (a monolithic extension built from parts).
+    pub fn compose<L: Extension>(
+        &self,
+        lower: &L,
+        c: &mut Call,
+        upper: impl FnOnce(&mut Call, &Below) -> i64,
+    ) -> i64 {
+        struct Ctx<'a, L> {
+            lower: &'a L,
+            rest: &'a Below,
+        }
+        extern "C" fn tramp<L: Extension>(b: *const abi::Below, c: *mut Call) -> i64 {
+            // SAFETY: `b` is the Below built below, whose ctx points at a
+            // Ctx<L> that outlives every call made through it (`upper` runs
+            // inside `compose`); `c` is the caller's valid Call.
+            let (ctx, c) = unsafe { (&*((*b).ctx as *const Ctx<'_, L>), &mut *c) };
+            ctx.lower.call(c, ctx.rest)
+        }
+        let ctx = Ctx { lower, rest: self };
+        let b = abi::Below {
+            call: tramp::<L>,
+            ctx: &ctx as *const Ctx<'_, L> as *const c_void,
+            layer: u32::MAX,
+            _reserved: 0,
+        };
+        upper(c, &Below(&b))
+    }
+
     /// Issues Linux call `nr` with `args` to the layers below, as this
     /// extension's own call (flagged [`call_flags::FROM_EXTENSION`]).
     pub fn issue(&self, template: &Call, nr: u32, args: [u64; 6]) -> i64 {

@@ -24,6 +24,7 @@ pub fn make(name: &[u8], args: &[u8], err: &mut [u8; 256]) -> Option<Result<ExtD
         b"count" => build::<Count>(args, b"count\0"),
         b"trace" => build::<strata_ext_trace::Trace>(args, b"trace\0"),
         b"map" => build::<strata_ext_map::Map>(args, b"map\0"),
+        b"tracemap" => build::<TraceMap>(args, b"tracemap\0"),
         _ => return None,
     };
     Some(r.map_err(|e| put(err, e.message())))
@@ -149,4 +150,43 @@ impl Count {
 fn rdtsc() -> u64 {
     // SAFETY: rdtsc has no side effects.
     unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// `tracemap` (for tests and the composition benchmark): trace over map as
+/// ONE layer, built from the two extensions' code. ARGS: `TRACE_ARGS@MAP_ARGS`.
+/// It must behave exactly like `--trace ... --map ...` stacked.
+pub struct TraceMap {
+    trace: strata_ext_trace::Trace,
+    map: strata_ext_map::Map,
+}
+
+impl Extension for TraceMap {
+    const NAME: &'static str = "tracemap";
+    fn new(args: &str) -> Result<Self, InitError> {
+        let Some((t, m)) = args.split_once('@') else {
+            return Err(InitError::new("tracemap takes TRACE_ARGS@MAP_ARGS"));
+        };
+        Ok(TraceMap {
+            trace: strata_ext_trace::Trace::new(t)?,
+            map: strata_ext_map::Map::new(m)?,
+        })
+    }
+    fn interest(&self) -> Interest {
+        self.trace.interest().union(self.map.interest())
+    }
+    fn call(&self, c: &mut Call, below: &Below) -> i64 {
+        below.compose(&self.map, c, |c, b| self.trace.call(c, b))
+    }
+    fn exec_commit(&self, c: &Call) {
+        self.trace.exec_commit(c);
+        self.map.exec_commit(c);
+    }
+    fn task_start(&self, tid: u32, thread: bool) {
+        self.trace.task_start(tid, thread);
+        self.map.task_start(tid, thread);
+    }
+    fn exit(&self, status: i32) {
+        self.trace.exit(status);
+        self.map.exit(status);
+    }
 }
