@@ -119,9 +119,14 @@ impl fmt::Display for Problem {
             Problem::BigEndian => f.write_str("big-endian ELF; extension objects must be x86-64 shared objects"),
             Problem::Machine(m) => write!(f, "ELF for another machine (e_machine {m}), not x86-64"),
             Problem::NotShared(t) => write!(f, "not an ELF shared object (e_type {t}; build with -shared)"),
-            Problem::Pie => f.write_str("is a position-independent executable, not a shared object (build with -shared)"),
+            Problem::Pie => {
+                f.write_str("is a position-independent executable, not a shared object (build with -shared)")
+            }
             Problem::Malformed(why) => write!(f, "malformed ELF file: {why}"),
-            Problem::Tls(how) => write!(f, "uses thread-local storage ({how}), which extension objects cannot use"),
+            Problem::Tls(how) => write!(
+                f,
+                "uses thread-local storage ({how}), which extension objects cannot use"
+            ),
             Problem::WritableCode => {
                 f.write_str("has a segment that is both writable and executable, which strata does not map")
             }
@@ -326,6 +331,9 @@ impl<'a> Obj<'a> {
         if usize::from(h.e_phentsize.get(LE)) != std::mem::size_of::<elf::ProgramHeader64<LE>>() {
             return Err(Problem::Malformed("wrong program header size"));
         }
+        if !h.e_phoff.get(LE).is_multiple_of(8) {
+            return Err(Problem::Malformed("misaligned program headers"));
+        }
         let phdrs = h
             .program_headers(LE, data)
             .map_err(|_| Problem::Malformed("program headers lie outside the file"))?;
@@ -354,6 +362,9 @@ impl<'a> Obj<'a> {
                 }
                 elf::PT_TLS => return Err(Problem::Tls("PT_TLS")),
                 elf::PT_DYNAMIC => {
+                    if !ph.p_offset.get(LE).is_multiple_of(8) {
+                        return Err(Problem::Malformed("misaligned dynamic table"));
+                    }
                     dynamic = ph
                         .dynamic(LE, data)
                         .map_err(|_| Problem::Malformed("the dynamic table lies outside the file"))?;
@@ -394,7 +405,9 @@ impl<'a> Obj<'a> {
             ));
         }
         if s.vaddr.checked_add(s.memsz).is_none_or(|e| e > MAX_VADDR) {
-            return Err(Problem::Malformed("a segment lies beyond the address range strata maps"));
+            return Err(Problem::Malformed(
+                "a segment lies beyond the address range strata maps",
+            ));
         }
         if s.flags & elf::PF_W != 0 && s.flags & elf::PF_X != 0 {
             return Err(Problem::WritableCode);
@@ -421,9 +434,18 @@ impl<'a> Obj<'a> {
         self.data.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
     }
 
+    /// The `len` file bytes of an 8-byte aligned table at `vaddr` (the
+    /// alignment is checked whatever `object` itself requires).
+    fn table(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
+        if !vaddr.is_multiple_of(8) {
+            return None;
+        }
+        self.file_range(vaddr, len)
+    }
+
     fn file_range(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
         if len == 0 {
-            return Some(&[]);
+            return Some(&self.data[..0]); // (an aligned empty slice)
         }
         self.file_from(vaddr)?.get(..usize::try_from(len).ok()?)
     }
@@ -492,9 +514,7 @@ impl<'a> Obj<'a> {
                 elf::DT_INIT => d.init = Some(val),
                 elf::DT_INIT_ARRAY => d.init_array = Some(val),
                 elf::DT_INIT_ARRAYSZ => d.init_arraysz = val,
-                elf::DT_FLAGS if val & u64::from(elf::DF_STATIC_TLS) != 0 => {
-                    return Err(Problem::Tls("DF_STATIC_TLS"))
-                }
+                elf::DT_FLAGS if val & u64::from(elf::DF_STATIC_TLS) != 0 => return Err(Problem::Tls("DF_STATIC_TLS")),
                 elf::DT_FLAGS_1 if val & u64::from(elf::DF_1_PIE) != 0 => return Err(Problem::Pie),
                 _ => {}
             }
@@ -510,10 +530,12 @@ impl<'a> Obj<'a> {
         }
         let count = self.symbol_count()?;
         let bytes = self
-            .file_range(symtab, count.saturating_mul(std::mem::size_of::<Sym>() as u64))
-            .ok_or(Problem::Malformed("the symbol table lies outside the file's segments"))?;
-        self.syms =
-            object::pod::slice_from_all_bytes(bytes).map_err(|_| Problem::Malformed("the symbol table is misaligned"))?;
+            .table(symtab, count.saturating_mul(std::mem::size_of::<Sym>() as u64))
+            .ok_or(Problem::Malformed(
+                "the symbol table is misaligned or lies outside the file's segments",
+            ))?;
+        self.syms = object::pod::slice_from_all_bytes(bytes)
+            .map_err(|_| Problem::Malformed("the symbol table is misaligned"))?;
         Ok(())
     }
 
@@ -522,10 +544,14 @@ impl<'a> Obj<'a> {
         const BAD: Problem = Problem::Malformed("bad DT_GNU_HASH table");
         if let Some(h) = self.dynamic.hash {
             let t = self.file_from(h).ok_or(Problem::Malformed("bad DT_HASH table"))?;
-            return u32_at(t, 4).map(u64::from).ok_or(Problem::Malformed("bad DT_HASH table"));
+            return u32_at(t, 4)
+                .map(u64::from)
+                .ok_or(Problem::Malformed("bad DT_HASH table"));
         }
         let Some(g) = self.dynamic.gnu_hash else {
-            return Err(Problem::Malformed("no DT_HASH or DT_GNU_HASH table to size the symbol table"));
+            return Err(Problem::Malformed(
+                "no DT_HASH or DT_GNU_HASH table to size the symbol table",
+            ));
         };
         let t = self.file_from(g).ok_or(BAD)?;
         let nbuckets = u64::from(u32_at(t, 0).ok_or(BAD)?);
@@ -560,10 +586,9 @@ impl<'a> Obj<'a> {
         if idx == 0 {
             return Ok(());
         }
-        let s = self
-            .syms
-            .get(idx as usize)
-            .ok_or(Problem::Malformed("a relocation names a symbol beyond the symbol table"))?;
+        let s = self.syms.get(idx as usize).ok_or(Problem::Malformed(
+            "a relocation names a symbol beyond the symbol table",
+        ))?;
         if s.st_shndx.get(LE) != elf::SHN_UNDEF {
             return match s.st_type() {
                 elf::STT_GNU_IFUNC => Err(Problem::Ifunc(text(self.name(s)?))),
@@ -597,11 +622,11 @@ impl<'a> Obj<'a> {
             let Some(addr) = addr else {
                 continue;
             };
-            let bytes = self
-                .file_range(addr, size)
-                .ok_or(Problem::Malformed("a relocation table lies outside the file's segments"))?;
-            let relas: &[elf::Rela64<LE>] =
-                object::pod::slice_from_all_bytes(bytes).map_err(|_| Problem::Malformed("bad relocation table size"))?;
+            let bytes = self.table(addr, size).ok_or(Problem::Malformed(
+                "a relocation table is misaligned or lies outside the file's segments",
+            ))?;
+            let relas: &[elf::Rela64<LE>] = object::pod::slice_from_all_bytes(bytes)
+                .map_err(|_| Problem::Malformed("bad relocation table size"))?;
             for r in relas {
                 match r.r_type(LE, false) {
                     elf::R_X86_64_NONE => continue,
@@ -615,14 +640,15 @@ impl<'a> Obj<'a> {
             }
         }
         if let Some(addr) = d.relr {
-            let bytes = self
-                .file_range(addr, d.relrsz)
-                .ok_or(Problem::Malformed("the DT_RELR table lies outside the file's segments"))?;
+            let bytes = self.table(addr, d.relrsz).ok_or(Problem::Malformed(
+                "the DT_RELR table is misaligned or lies outside the file's segments",
+            ))?;
             let entries: &[elf::Relr64<LE>] =
                 object::pod::slice_from_all_bytes(bytes).map_err(|_| Problem::Malformed("bad DT_RELR table size"))?;
             for at in RelrIterator::<Header>::new(LE, entries) {
-                self.file_range(at, 8)
-                    .ok_or(Problem::Malformed("a DT_RELR relocation lies outside the file's segments"))?;
+                self.file_range(at, 8).ok_or(Problem::Malformed(
+                    "a DT_RELR relocation lies outside the file's segments",
+                ))?;
                 target(at)?;
             }
         }
@@ -645,9 +671,9 @@ impl<'a> Obj<'a> {
     /// The u32 at `vaddr` as the object is loaded: from the file, or 0 in
     /// `.bss`.
     fn u32_in_image(&self, vaddr: u64) -> Result<u32, Problem> {
-        let i = self
-            .seg_index(vaddr, 4)
-            .ok_or(Problem::Malformed("strata_ext_abi_version lies outside the loadable segments"))?;
+        let i = self.seg_index(vaddr, 4).ok_or(Problem::Malformed(
+            "strata_ext_abi_version lies outside the loadable segments",
+        ))?;
         let s = &self.segs[i];
         if vaddr - s.vaddr >= s.filesz {
             return Ok(0);
@@ -679,10 +705,20 @@ mod tests {
     use crate::testutil::TempDir;
     use std::process::Command;
 
-    const FLAGS: &[&str] = &["-shared", "-fPIC", "-nostdlib", "-ffreestanding", "-fno-stack-protector", "-O2"];
+    const FLAGS: &[&str] = &[
+        "-shared",
+        "-fPIC",
+        "-nostdlib",
+        "-ffreestanding",
+        "-fno-stack-protector",
+        "-O2",
+    ];
 
     fn have_cc() -> bool {
-        let ok = Command::new("cc").arg("--version").output().is_ok_and(|o| o.status.success());
+        let ok = Command::new("cc")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
         if !ok {
             eprintln!("skipped: no C compiler (cc) to build test objects");
         }
@@ -771,7 +807,10 @@ mod tests {
         // A relative path comes back absolute.
         let cwd = std::env::current_dir().unwrap();
         let rel = pathdiff(&dir.path().join("good.so"), &cwd);
-        assert_eq!(check(&rel).unwrap().path, fs::canonicalize(dir.path().join("good.so")).unwrap());
+        assert_eq!(
+            check(&rel).unwrap().path,
+            fs::canonicalize(dir.path().join("good.so")).unwrap()
+        );
     }
 
     /// `to` relative to `from` (both absolute).
@@ -796,7 +835,10 @@ mod tests {
         );
         assert_eq!(problem(&so), Problem::Missing("strata_ext_init"));
         let msg = check(&so).unwrap_err().to_string();
-        assert!(msg.starts_with(&format!("{}: no strata_ext_init", so.display())), "{msg}");
+        assert!(
+            msg.starts_with(&format!("{}: no strata_ext_init", so.display())),
+            "{msg}"
+        );
         // Hidden is not exported.
         let so = build(
             &dir,
@@ -863,17 +905,22 @@ mod tests {
         let so = build(
             &dir,
             "undef",
-            &format!("uint32_t strata_ext_abi_version = VERSION;\nint frob(int);\nint f(void) {{ return frob(1); }}\n{INIT}"),
+            &format!(
+                "uint32_t strata_ext_abi_version = VERSION;\nint frob(int);\nint f(void) {{ return frob(1); }}\n{INIT}"
+            ),
             FLAGS,
         );
         assert_eq!(problem(&so), Problem::Undefined("frob".into()));
-        assert!(check(&so).unwrap_err().to_string().contains(
-            "undefined symbol frob (strata provides only memcpy, memmove, memset, memcmp, bcmp, strlen)"
-        ));
+        assert!(check(&so)
+            .unwrap_err()
+            .to_string()
+            .contains("undefined symbol frob (strata provides only memcpy, memmove, memset, memcmp, bcmp, strlen)"));
         let so = build(
             &dir,
             "tls",
-            &format!("uint32_t strata_ext_abi_version = VERSION;\n__thread int t;\nint f(void) {{ return t; }}\n{INIT}"),
+            &format!(
+                "uint32_t strata_ext_abi_version = VERSION;\n__thread int t;\nint f(void) {{ return t; }}\n{INIT}"
+            ),
             FLAGS,
         );
         assert_eq!(problem(&so), Problem::Tls("PT_TLS"));
@@ -882,7 +929,11 @@ mod tests {
     #[test]
     fn refuses_files_that_are_not_objects() {
         let dir = TempDir::new("extobj-files");
-        let text = dir.file("text.so", b"this is not an ELF file, it is plain text\n".repeat(4).as_slice(), 0o644);
+        let text = dir.file(
+            "text.so",
+            b"this is not an ELF file, it is plain text\n".repeat(4).as_slice(),
+            0o644,
+        );
         assert_eq!(problem(&text), Problem::NotElf);
         assert_eq!(
             check(&text).unwrap_err().to_string(),
@@ -896,7 +947,10 @@ mod tests {
         assert!(matches!(&e, ExtObjError::Read { source, .. } if source.kind() == io::ErrorKind::NotFound));
         assert_eq!(
             e.to_string(),
-            format!("{}: cannot read the extension object: No such file or directory", missing.display())
+            format!(
+                "{}: cannot read the extension object: No such file or directory",
+                missing.display()
+            )
         );
         let e = check(dir.path()).unwrap_err();
         assert!(e.to_string().ends_with("Is a directory"), "{e}");
@@ -912,8 +966,19 @@ mod tests {
         let so = build(&dir, "good", &good_source(), FLAGS);
         let good = fs::read(&so).unwrap();
         assert_eq!(inspect(&good), Ok(strata_abi::VERSION));
+        // Cut within the loadable segments: refused; after them (section
+        // headers, the static symbol table): still good.
+        let h = Header::parse(&*good).unwrap();
+        let need = h
+            .program_headers(LE, &*good)
+            .unwrap()
+            .iter()
+            .filter(|ph| ph.p_type.get(LE) == elf::PT_LOAD)
+            .map(|ph| ph.p_offset.get(LE) + ph.p_filesz.get(LE))
+            .max()
+            .unwrap() as usize;
         for n in 0..good.len() {
-            assert!(inspect(&good[..n]).is_err(), "cut at {n}");
+            assert_eq!(inspect(&good[..n]).is_ok(), n >= need, "cut at {n}");
         }
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {

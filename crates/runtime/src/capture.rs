@@ -55,6 +55,9 @@ pub fn enable_for_main_thread() {
     t.tid = sys::gettid();
     t.pid = sys::getpid_now();
     signals::install_sigsys_handler();
+    if crate::stack::active() {
+        signals::install_fault_guards();
+    }
     // An inherited blocked SIGSYS becomes virtual.
     let mut mask = 0u64;
     // SAFETY: reading the mask into a local.

@@ -118,7 +118,8 @@ impl fmt::Display for Error<'_> {
             Error::NotShared(t) => write!(f, "not an ELF shared object (e_type {t}; build with -shared)"),
             Error::Needed(lib) => write!(
                 f,
-                "needs {} (DT_NEEDED): extension objects must be built without libc or other shared libraries",
+                "needs {} (DT_NEEDED): extension objects must be built without libc or other shared libraries \
+                 (link with -nostdlib)",
                 Name(lib)
             ),
             Error::Undefined(name) => write!(f, "undefined symbol {} (strata provides only {PROVIDED})", Name(name)),
@@ -319,10 +320,19 @@ impl<'a> Obj<'a> {
         self.data.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
     }
 
+    /// The `len` file bytes of an 8-byte aligned table at `vaddr` (the
+    /// alignment is checked whatever `object` itself requires).
+    fn table(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
+        if !vaddr.is_multiple_of(8) {
+            return None;
+        }
+        self.file_range(vaddr, len)
+    }
+
     /// The `len` file bytes at address `vaddr`.
     fn file_range(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
         if len == 0 {
-            return Some(&[]);
+            return Some(&self.data[..0]); // (an aligned empty slice)
         }
         self.file_from(vaddr)?.get(..usize::try_from(len).ok()?)
     }
@@ -382,6 +392,9 @@ impl<'a> Obj<'a> {
         if usize::from(h.e_phentsize.get(LE)) != core::mem::size_of::<elf::ProgramHeader64<LE>>() {
             return Err(Error::Malformed("wrong program header size"));
         }
+        if !h.e_phoff.get(LE).is_multiple_of(8) {
+            return Err(Error::Malformed("misaligned program headers"));
+        }
         let phdrs = h
             .program_headers(LE, data)
             .map_err(|_| Error::Malformed("program headers lie outside the file"))?;
@@ -413,10 +426,13 @@ impl<'a> Obj<'a> {
                 }
                 elf::PT_TLS => {
                     return Err(Error::Bad(
-                        "has thread-local storage (PT_TLS), which extension objects cannot use",
+                        "uses thread-local storage (PT_TLS), which extension objects cannot use",
                     ))
                 }
                 elf::PT_DYNAMIC => {
+                    if !ph.p_offset.get(LE).is_multiple_of(8) {
+                        return Err(Error::Malformed("misaligned dynamic table"));
+                    }
                     dynamic = ph
                         .dynamic(LE, data)
                         .map_err(|_| Error::Malformed("the dynamic table lies outside the file"))?;
@@ -543,8 +559,10 @@ impl<'a> Obj<'a> {
         }
         let count = self.symbol_count()?;
         let bytes = self
-            .file_range(symtab, count.saturating_mul(core::mem::size_of::<Sym>() as u64))
-            .ok_or(Error::Malformed("the symbol table lies outside the file's segments"))?;
+            .table(symtab, count.saturating_mul(core::mem::size_of::<Sym>() as u64))
+            .ok_or(Error::Malformed(
+                "the symbol table is misaligned or lies outside the file's segments",
+            ))?;
         self.syms =
             object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("the symbol table is misaligned"))?;
         Ok(())
@@ -647,8 +665,9 @@ impl<'a> Obj<'a> {
             let Some(addr) = addr else {
                 continue;
             };
-            const BAD: Error<'static> = Error::Malformed("a relocation table lies outside the file's segments");
-            let bytes = self.file_range(addr, size).ok_or(BAD)?;
+            const BAD: Error<'static> =
+                Error::Malformed("a relocation table is misaligned or lies outside the file's segments");
+            let bytes = self.table(addr, size).ok_or(BAD)?;
             let relas: &[elf::Rela64<LE>] =
                 object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("bad relocation table size"))?;
             for r in relas {
@@ -665,9 +684,9 @@ impl<'a> Obj<'a> {
             }
         }
         if let Some(addr) = d.relr {
-            let bytes = self
-                .file_range(addr, d.relrsz)
-                .ok_or(Error::Malformed("the DT_RELR table lies outside the file's segments"))?;
+            let bytes = self.table(addr, d.relrsz).ok_or(Error::Malformed(
+                "the DT_RELR table is misaligned or lies outside the file's segments",
+            ))?;
             let entries: &[elf::Relr64<LE>] =
                 object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("bad DT_RELR table size"))?;
             for at in RelrIterator::<Header>::new(LE, entries) {
@@ -828,10 +847,19 @@ fn load_from<'a>(
         return Err(Error::Malformed("DT_INIT is not in an executable segment"));
     }
     let init_array = match o.dynamic.init_array {
-        Some(a) if o.dynamic.init_arraysz.is_multiple_of(8) && o.seg_index(a, o.dynamic.init_arraysz).is_some() => {
-            Some((a, o.dynamic.init_arraysz / 8))
+        Some(a) => {
+            let n = o.dynamic.init_arraysz;
+            match o.seg_index(a, n) {
+                Some(i) if n.is_multiple_of(8) => {
+                    // Filled by relocations, read after them.
+                    if o.segs[i].flags & elf::PF_R == 0 {
+                        return Err(Error::Malformed("DT_INIT_ARRAY is not readable"));
+                    }
+                    Some((a, n / 8))
+                }
+                _ => return Err(Error::Malformed("DT_INIT_ARRAY lies outside the loadable segments")),
+            }
         }
-        Some(_) => return Err(Error::Malformed("DT_INIT_ARRAY lies outside the loadable segments")),
         None => None,
     };
 
@@ -844,13 +872,6 @@ fn load_from<'a>(
         written[i] = true;
         Ok(())
     })?;
-    if let Some((a, _)) = init_array {
-        // Filled by relocations, read after them.
-        let i = o.seg_index(a, 1).unwrap_or(0);
-        if o.segs[i].prot() & sys::PROT_READ == 0 {
-            return Err(Error::Malformed("DT_INIT_ARRAY is not readable"));
-        }
-    }
 
     let lo = o.segs[0].map_start();
     let span = (o.segs[o.nsegs - 1].map_end() - lo) as usize;

@@ -40,6 +40,95 @@ fn set_vsys(a: &KSigaction) {
     VSYS[0].store(a.handler, Ordering::Release);
 }
 
+// ---- the fault guard ------------------------------------------------------
+//
+// A fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE) inside an extension must stop the
+// program with a message naming the extension and the call (fail closed),
+// not kill it silently. While the program leaves such a signal at its default
+// action, strata's guard handler is installed for it instead (the program
+// still reads back SIG_DFL): a fault inside a layer is reported by
+// `stack::fault`; any other fault gets the default action back and happens
+// again, so the program dies of it exactly as natively. Once the program
+// installs its own handler for the signal, that handler is installed as
+// given and the guard steps aside (docs: a fault in an extension then reaches
+// the program's handler).
+
+/// The guarded signals.
+const FAULT_SIGS: [usize; 4] = [4, 7, 8, 11];
+const fn fault_bit(sig: usize) -> u64 {
+    1 << (sig - 1)
+}
+const FAULT_MASK: u64 = fault_bit(4) | fault_bit(7) | fault_bit(8) | fault_bit(11);
+
+/// Per guarded signal: nonzero while strata's guard is installed; then the
+/// program's (default) action as it last set it, for it to read back.
+static GUARD_ON: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static GUARD_VIRT: [[AtomicU64; 3]; 4] = [const { [const { AtomicU64::new(0) }; 3] }; 4];
+
+fn guard_index(sig: usize) -> Option<usize> {
+    FAULT_SIGS.iter().position(|&s| s == sig)
+}
+
+fn guard_action() -> KSigaction {
+    KSigaction {
+        handler: strata_on_fault as *const () as u64,
+        flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER | sys::SA_NODEFER,
+        restorer: crate::asm::strata_restorer as *const () as u64,
+        mask: !FAULT_MASK,
+    }
+}
+
+fn install_guard(i: usize, virt: &KSigaction) -> isize {
+    GUARD_VIRT[i][0].store(virt.flags, Ordering::Relaxed);
+    GUARD_VIRT[i][1].store(virt.restorer, Ordering::Relaxed);
+    GUARD_VIRT[i][2].store(virt.mask, Ordering::Relaxed);
+    let act = guard_action();
+    // SAFETY: installing strata's guard handler from a local.
+    let r = unsafe { sys::sc(Sysno::rt_sigaction, &[FAULT_SIGS[i], &act as *const _ as usize, 0, 8]) };
+    GUARD_ON[i].store((r == 0) as u64, Ordering::Release);
+    r
+}
+
+/// Installs the guard for every fault signal left at its default action
+/// (called once per process at start, after exec too).
+pub fn install_fault_guards() {
+    for (i, &sig) in FAULT_SIGS.iter().enumerate() {
+        let mut old = KSigaction::default();
+        // SAFETY: querying the inherited action into a local.
+        unsafe { sys::sc(Sysno::rt_sigaction, &[sig, 0, &mut old as *mut _ as usize, 8]) };
+        if old.handler == sys::SIG_DFL {
+            install_guard(i, &old);
+        }
+    }
+}
+
+/// The guard handler.
+///
+/// # Safety
+/// Called by the kernel only, with valid `info` and `uc` pointers.
+unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UContext) {
+    // SAFETY: the kernel passes valid pointers into the signal frame.
+    let (info, uc) = unsafe { (&*info, &*uc) };
+    if crate::stack::in_layer() && info.code > 0 {
+        crate::stack::fault(sig, info.f0, uc.gregs[reg::RIP]);
+    }
+    // The program's own fault (or a signal sent to it) with the default
+    // action: give it that action and let it happen again.
+    let sig = sig as usize;
+    if let Some(i) = guard_index(sig) {
+        GUARD_ON[i].store(0, Ordering::Release);
+    }
+    let dfl = KSigaction::default();
+    // SAFETY: restoring the default action from a local.
+    unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &dfl as *const _ as usize, 0, 8]) };
+    if info.code <= 0 {
+        // Sent by kill/tgkill/sigqueue: send it again (it stays pending
+        // until this handler returns, then kills as it would have).
+        // SAFETY: signalling our own thread.
+        unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
+    }
+}
+
 /// Installs strata's SIGSYS handler; called once per process at start.
 pub fn install_sigsys_handler() {
     let mut old = KSigaction::default();
@@ -55,7 +144,9 @@ pub fn install_sigsys_handler() {
         handler: crate::asm::strata_sigsys_entry as *const () as u64,
         flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
         restorer: crate::asm::strata_restorer as *const () as u64,
-        mask: !0,
+        // Faults stay deliverable: one inside an extension reaches the guard
+        // (a blocked fault would kill the process without a word).
+        mask: !FAULT_MASK,
     };
     // SAFETY: installing our handler with our restorer.
     unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, &act as *const _ as usize, 0, 8]) };
@@ -99,6 +190,9 @@ pub fn sigaction(args: [u64; 6]) -> isize {
         }
         return 0;
     }
+    if let Some(i) = guard_index(sig) {
+        return fault_sigaction(i, new, oact_p);
+    }
     // The program's handler, flags and restorer are installed as given:
     // its restorer's rt_sigreturn traps like any other call and is
     // performed by `sigreturn` below. Only SIGSYS leaves the mask.
@@ -112,6 +206,49 @@ pub fn sigaction(args: [u64; 6]) -> isize {
     let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, rp, &mut old as *mut _ as usize, 8]) };
     if r < 0 {
         return r;
+    }
+    if oact_p != 0 {
+        if let Err(e) = sys::write_user(oact_p, &old) {
+            return -e;
+        }
+    }
+    0
+}
+
+/// rt_sigaction on a guarded signal: a default action keeps (or puts back)
+/// the guard; anything else is installed as given.
+fn fault_sigaction(i: usize, new: Option<KSigaction>, oact_p: usize) -> isize {
+    let sig = FAULT_SIGS[i];
+    let mut old = KSigaction::default();
+    if GUARD_ON[i].load(Ordering::Acquire) != 0 {
+        old.handler = sys::SIG_DFL;
+        old.flags = GUARD_VIRT[i][0].load(Ordering::Relaxed);
+        old.restorer = GUARD_VIRT[i][1].load(Ordering::Relaxed);
+        old.mask = GUARD_VIRT[i][2].load(Ordering::Relaxed);
+    } else {
+        // SAFETY: querying into a local.
+        let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, 0, &mut old as *mut _ as usize, 8]) };
+        if r < 0 {
+            return r;
+        }
+    }
+    match new {
+        Some(a) if a.handler == sys::SIG_DFL => {
+            let r = install_guard(i, &a);
+            if r < 0 {
+                return r;
+            }
+        }
+        Some(mut a) => {
+            a.mask &= !sys::SIGSYS_BIT;
+            // SAFETY: installing the program's action from a local.
+            let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &a as *const _ as usize, 0, 8]) };
+            if r < 0 {
+                return r;
+            }
+            GUARD_ON[i].store(0, Ordering::Release);
+        }
+        None => {}
     }
     if oact_p != 0 {
         if let Err(e) = sys::write_user(oact_p, &old) {

@@ -318,6 +318,20 @@ pub fn fail(msg: &[u8]) -> ! {
     sys::exit_group(125)
 }
 
+/// A fault inside a layer (from the signal guard): name the layer and the
+/// call, and stop the program.
+pub fn fault(sig: i32, addr: u64, pc: u64) -> ! {
+    let mut l = out::Line::new();
+    let name = match sig {
+        4 => "SIGILL",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        _ => "SIGSEGV",
+    };
+    let _ = core::fmt::Write::write_fmt(&mut l, format_args!("faulted: {name} at pc {pc:#x} (address {addr:#x})"));
+    fail(l.as_bytes())
+}
+
 /// Whether a layer is running on this thread (the panic handler asks).
 pub fn in_layer() -> bool {
     thread::try_current().is_some_and(|t| t.cur_layer != NO_LAYER)

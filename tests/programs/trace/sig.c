@@ -6,7 +6,10 @@
 
 static volatile sig_atomic_t got;
 
-static void on_usr1(int sig) { got += sig; }
+static void on_usr1(int sig) {
+    got += sig;
+    getppid();                                                       /* a call in the handler */
+}
 
 int main(void) {
     struct sigaction sa, old;
@@ -25,6 +28,14 @@ int main(void) {
     sigpending(&set);
     sigprocmask(SIG_SETMASK, &prev, NULL);                           /* delivered here */
     kill(getpid(), 0);
+    /* delivered in rt_sigsuspend, which the handler interrupts: rt_sigreturn
+       restores -EINTR */
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    kill(getpid(), SIGUSR1);
+    sigset_t none;
+    sigemptyset(&none);
+    sigsuspend(&none);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
     kill(999999999, SIGUSR1);                                        /* ESRCH */
     signal(SIGUSR1, SIG_IGN);
     kill(getpid(), SIGUSR1);

@@ -1,0 +1,633 @@
+"""Cost of the extension stack, side by side in one run (bench/run-stack.sh calls this).
+
+Four experiments, each written as one table to bench/results/<date>-stack.md:
+
+1. Per-layer cost: bench/getpid_loop.c (built here) natively and under
+   `strata run` with 0, 1, 4 and 16 `--ext null` layers; ns per getpid call
+   ((median of N calls - median of 0 calls) / N, so start-up drops out) and the
+   slope (least-squares ns per call per extra layer).
+2. Tracing every call of `dd if=/dev/zero of=/dev/null bs=1 count=200000`:
+   native, `strata run --trace -o FILE`, `strace -f -o FILE`,
+   `strace -f --seccomp-bpf -o FILE`.
+3. Path mapping: an import-heavy python3 run whose whole stdlib (PYTHONHOME) lies
+   under a mapped prefix, and `tar cf /dev/null` of a copy of crates/: natively on
+   the real path, `strata run --map`, `proot -b`.
+4. Composition: the tar run under `--trace -o /dev/null --map` (two layers) against
+   the monolithic `--ext tracemap:...` test extension when `strata run --help`
+   lists it (a placeholder row otherwise).
+
+Every experiment starts with a smoke run (exit status and output checked against
+native; a variant that fails is left out and shown as n/a with the reason), then
+times `rounds` rounds; each round runs every variant of the experiment once, in an
+order rotated from round to round, so that drift of a noisy machine falls on all
+variants alike. Medians are reported. With hyperfine installed each run is one
+`hyperfine -N --runs 1` (so a run can have its own environment); otherwise
+time.perf_counter around subprocess.run.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PY = "/usr/bin/python3"  # the system python (a pyenv shim would add a shell script)
+PY_IMPORTS = "json, email.parser, http.client, xml.dom.minidom, argparse, decimal, unittest"
+PY_CODE = f"import sys, {PY_IMPORTS}; print(len(sys.modules), json.__file__)"
+DD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=200000"]
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    here = Path(__file__).resolve().parent
+    ap.add_argument("--root", default=str(here.parent))
+    ap.add_argument("--strata", default=os.environ.get("STRATA") or str(here.parent / "target/release/strata"))
+    ap.add_argument("--command", help="the command line to record (default: this script's argv)")
+    ap.add_argument("--only", default="1,2,3,4", help="experiments to run, e.g. 1,3 (default 1,2,3,4)")
+    ap.add_argument("--getpid-n", type=int, default=1_000_000, help="getpid calls per loop run (default 1000000)")
+    ap.add_argument("--layer-rounds", type=int, default=7, help="rounds of experiment 1 (default 7)")
+    ap.add_argument("--trace-rounds", type=int, default=3, help="rounds of experiment 2 (default 3; strace is slow)")
+    ap.add_argument("--map-rounds", type=int, default=11, help="rounds of experiments 3 and 4 (default 11)")
+    ap.add_argument("--tree-copies", type=int, default=4,
+                    help="copies of crates/ (without target/) in the tar tree (default 4)")
+    ap.add_argument("--tracemap", help="the monolithic trace+map layer as an --ext value, "
+                    "e.g. tracemap:/src={TREE} ({TREE} is replaced); default: tracemap:/src={TREE} "
+                    "when `strata run --help` lists tracemap")
+    ap.add_argument("--timer", choices=["auto", "hyperfine", "python"], default="auto")
+    ap.add_argument("--out", help="report file (default bench/results/<date>-stack.md)")
+    return ap.parse_args()
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def sh(argv, env=None, timeout=300):
+    try:
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout, env=env)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", b""
+    except OSError as e:
+        return f"cannot start: {e.strerror}", b"", b""
+
+
+def fmt_time(s):
+    if s is None:
+        return "n/a"
+    if s >= 1:
+        return f"{s:.2f} s"
+    return f"{s * 1e3:.1f} ms" if s >= 0.01 else f"{s * 1e3:.2f} ms"
+
+
+class Timer:
+    def __init__(self, kind):
+        self.hyperfine = shutil.which("hyperfine") if kind != "python" else None
+        if kind == "hyperfine" and not self.hyperfine:
+            sys.exit("--timer hyperfine: hyperfine is not installed")
+        if self.hyperfine:
+            v = sh([self.hyperfine, "--version"])[1].decode().strip()
+            self.desc = f"{v}, one `hyperfine -N --runs 1` per run"
+        else:
+            self.desc = "Python time.perf_counter around subprocess.run"
+
+    def __call__(self, argv, env=None):
+        if self.hyperfine:
+            with tempfile.NamedTemporaryFile(suffix=".json") as js:
+                cmd = [self.hyperfine, "-N", "--runs", "1", "--style", "none", "--export-json", js.name,
+                       shlex.join(argv)]
+                p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=env)
+                if p.returncode != 0:
+                    raise RuntimeError(f"{shlex.join(argv)}: {p.stderr.decode(errors='replace')[-300:]}")
+                return json.load(open(js.name))["results"][0]["times"][0]
+        t0 = time.perf_counter()
+        subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True, env=env)
+        return time.perf_counter() - t0
+
+
+class Variant:
+    """One command of an experiment: argv, environment, how to check its output."""
+
+    def __init__(self, name, argv, env=None, expect=None, note=None):
+        self.name, self.argv, self.env, self.expect = name, argv, env, expect
+        self.na = note  # reason it is left out, or None
+        self.times = []
+
+    @property
+    def med(self):
+        return statistics.median(self.times) if self.times else None
+
+
+def env_with(**kw):
+    e = dict(os.environ)
+    e.update(kw)
+    return e
+
+
+def smoke(variants, what):
+    """Runs each variant once; `expect` is the stdout it must print (or a callable
+    that returns an error text for (stdout, stderr), or None)."""
+    for v in variants:
+        if v.na or v.argv is None:
+            continue
+        t0 = time.perf_counter()
+        st, out, err = sh(v.argv, env=v.env)
+        dt = time.perf_counter() - t0
+        if st != 0:
+            v.na = f"exit {st}" + (f": {err.decode(errors='replace').strip()[-200:]}" if err else "")
+        elif callable(v.expect):
+            v.na = v.expect(out, err)
+        elif v.expect is not None and out != v.expect:
+            v.na = f"stdout differs: {out[:120]!r} instead of {v.expect[:120]!r}"
+        log(f"smoke {what}: {v.name:44} {v.na or 'ok'} ({dt:.2f}s)")
+
+
+def timed(variants, rounds, timer, what, t_start):
+    live = [v for v in variants if not v.na and v.argv is not None]
+    for r in range(rounds):
+        k = r % len(live) if live else 0
+        order = live[k:] + live[:k]
+        log(f"{what}: round {r + 1}/{rounds} ({time.monotonic() - t_start:.0f}s so far)")
+        for v in order:
+            v.times.append(timer(v.argv, v.env))
+
+
+def raw_lines(variants):
+    return [f"- {v.name}: " + ", ".join(f"{t * 1e3:.2f}" for t in v.times) + " ms"
+            for v in variants if v.times]
+
+
+def left_out(variants):
+    return [f"- {v.name}: {v.na}" for v in variants if v.na]
+
+
+def main():
+    a = parse_args()
+    root = Path(a.root)
+    strata = a.strata
+    only = {int(x) for x in a.only.split(",") if x.strip()}
+    if not os.access(strata, os.X_OK):
+        sys.exit(f"{strata}: not found (cargo build --release)")
+    command = a.command or shlex.join(["python3", "bench/stack.py"] + sys.argv[1:])
+    timer = Timer(a.timer)
+    work = Path(tempfile.mkdtemp(prefix="strata-stack."))
+    t_start = time.monotonic()
+    sections = []
+    summary = []
+    try:
+        # ---- build
+        loop = work / "getpid_loop"
+        floor_bin = work / "sud_floor"
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(loop), str(root / "bench/getpid_loop.c")], check=True)
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(floor_bin), str(root / "bench/sud_floor.c")], check=True)
+
+        help_text = sh([strata, "run", "--help"])[1].decode(errors="replace")
+
+        if 1 in only:
+            sections.append(exp_layers(a, strata, loop, floor_bin, timer, t_start, summary))
+        if 2 in only:
+            sections.append(exp_trace(a, strata, work, timer, t_start, summary))
+        tree = None
+        if 3 in only or 4 in only:
+            tree = make_tree(root, work, a.tree_copies)
+        if 3 in only:
+            sections.append(exp_map(a, strata, work, tree, timer, t_start, summary))
+        if 4 in only:
+            sections.append(exp_compose(a, strata, tree, help_text, timer, t_start, summary))
+        elapsed = time.monotonic() - t_start
+
+        # ---- report
+        cpu = ""
+        for l in open("/proc/cpuinfo"):
+            if l.startswith("model name"):
+                cpu = l.split(":", 1)[1].strip()
+                break
+        commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
+        st = os.stat(strata)
+        built = datetime.datetime.fromtimestamp(st.st_mtime).isoformat(timespec="seconds")
+        tools = []
+        for t, argv in [("strace", ["strace", "-V"]), ("proot", ["proot", "--version"]), ("dd", ["dd", "--version"]),
+                        ("tar", ["tar", "--version"]), ("python", [PY, "--version"])]:
+            if shutil.which(argv[0]):
+                o = sh(argv)[1].decode(errors="replace")
+                line = next((l.strip() for l in o.splitlines() if any(c.isdigit() for c in l)), "?")
+                tools.append(f"{t}: {line.strip(' |_')}")
+            else:
+                tools.append(f"{t}: not installed")
+        try:
+            ptrace_scope = open("/proc/sys/kernel/yama/ptrace_scope").read().strip()
+        except OSError:
+            ptrace_scope = "no yama"
+        today = datetime.date.today().isoformat()
+        out = Path(a.out) if a.out else root / "bench" / "results" / f"{today}-stack.md"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        report = f"""# Extension stack: cost per layer, tracing, mapping, composition — {today}
+
+Medians of interleaved rounds (every round runs each variant of an experiment once, in
+an order rotated from round to round); ratios to native in parentheses. Raw times at the end.
+
+{chr(10).join(sections)}
+## Machine
+- nproc: {os.cpu_count()}; CPU: {cpu or 'unknown'}; uname -r: {platform.release()}; yama ptrace_scope: {ptrace_scope}
+- strata: {strata} (binary built {built}, tree {commit})
+- {'; '.join(tools)}
+- timing: {timer.desc}; whole run {elapsed:.0f}s
+
+## Command
+```
+{command}
+```
+"""
+        out.write_text(report)
+        log(f"\nwrote {out}")
+        print("\n".join(summary))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- experiment 1
+
+LAYERS = [0, 1, 4, 16]
+
+
+def exp_layers(a, strata, loop, floor_bin, timer, t_start, summary):
+    n = a.getpid_n
+    configs = [("native", None)] + [(f"strata, {k} null layers", k) for k in LAYERS]
+    variants = []  # pairs (0 calls, n calls)
+    for name, k in configs:
+        pre = [] if k is None else [strata, "run"] + ["--ext", "null"] * k + ["--"]
+        for calls in (0, n):
+            expect = f"getpid_loop: {calls} calls, {calls} consistent\n".encode()
+            variants.append(Variant(f"{name} / {calls} calls", pre + [str(loop), str(calls)], expect=expect))
+    smoke(variants, "layers")
+    timed(variants, a.layer_rounds, timer, "layers", t_start)
+    by = {v.name: v for v in variants}
+
+    rows, per_call = [], {}
+    for name, k in configs:
+        v0, vn = by[f"{name} / 0 calls"], by[f"{name} / {n} calls"]
+        if v0.med is None or vn.med is None:
+            rows.append((name, k, None, None, None))
+            continue
+        pc = (vn.med - v0.med) / n * 1e9
+        per_call[k] = pc
+        rows.append((name, k, v0.med, vn.med, pc))
+    lines = [f"| configuration | start-up (0 calls) | {n} calls | ns per call | added vs 0 layers | added per layer vs 0 |",
+             "|---|---|---|---|---|---|"]
+    for name, k, m0, mn, pc in rows:
+        if pc is None:
+            lines.append(f"| {name} | n/a | n/a | n/a | | |")
+            continue
+        add = per_call.get(0)
+        added = "" if k in (None, 0) or add is None else f"{pc - add:+.0f} ns"
+        per = "" if k in (None, 0) or add is None else f"{(pc - add) / k:+.1f} ns"
+        lines.append(f"| {name} | {fmt_time(m0)} | {fmt_time(mn)} | {pc:.0f} ns | {added} | {per} |")
+    slope_txt = "n/a"
+    ks = [k for k in LAYERS if k in per_call]
+    if len(ks) >= 2:
+        mk = statistics.mean(ks)
+        my = statistics.mean(per_call[k] for k in ks)
+        slope = sum((k - mk) * (per_call[k] - my) for k in ks) / sum((k - mk) ** 2 for k in ks)
+        icpt = my - slope * mk
+        slope_txt = f"{slope:.1f} ns per call per extra layer (least squares over {ks} layers; intercept {icpt:.0f} ns)"
+        # start-up per layer
+        s0 = {k: by[f"strata, {k} null layers / 0 calls"].med for k in ks}
+        su = (s0[max(ks)] - s0[min(ks)]) / (max(ks) - min(ks)) * 1e6
+        slope_txt += f"; start-up grows by {su:.0f} µs per layer ({min(ks)}→{max(ks)} layers)"
+        summary.append(f"[1] ns/call: " + ", ".join(
+            f"{'native' if k is None else f'{k}L'}={pc:.0f}" for _, k, _, _, pc in rows if pc is not None)
+                       + f"; slope {slope:.1f} ns/layer")
+    floor = ""
+    vals = []
+    for _ in range(5):
+        rc, o, _e = sh([str(floor_bin), str(n)])
+        if rc == 0:
+            try:
+                vals.append(float(o.decode().strip()))
+            except ValueError:
+                pass
+    if vals:
+        floor = (f"\nFor reference, a bare Syscall User Dispatch round trip (bench/sud_floor.c) costs "
+                 f"{statistics.median(vals):.0f} ns per getpid here (median of 5 runs of {n}: "
+                 f"{', '.join(f'{x:.0f}' for x in vals)}).\n")
+    return f"""## 1. Cost per layer: getpid loop, 0/1/4/16 `--ext null` layers
+
+{a.layer_rounds} rounds; bench/getpid_loop.c built with `gcc -O2`. Commands:
+`getpid_loop N` and `strata run [--ext null]×K -- getpid_loop N` for N = 0 and N = {n}.
+ns per call = (median(N = {n}) − median(N = 0)) / {n}.
+
+{chr(10).join(lines)}
+
+**Slope:** {slope_txt}.
+{floor}
+**Interpretation:** INTERP1
+
+{chr(10).join(left_out(variants))}
+<details><summary>raw times</summary>
+
+{chr(10).join(raw_lines(variants))}
+</details>
+"""
+
+
+# ---------------------------------------------------------------- experiment 2
+
+def count_lines(p):
+    try:
+        with open(p, "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return None
+
+
+def exp_trace(a, strata, work, timer, t_start, summary):
+    tdir = work / "traces"
+    tdir.mkdir()
+    f_strata, f_strace, f_seccomp = tdir / "strata.txt", tdir / "strace.txt", tdir / "strace-seccomp.txt"
+    have_strace = shutil.which("strace")
+    variants = [
+        Variant("native", DD),
+        Variant("strata run --trace -o FILE", [strata, "run", "--trace", "-o", str(f_strata), "--"] + DD),
+        Variant("strace -f -o FILE", ["strace", "-f", "-o", str(f_strace)] + DD,
+                note=None if have_strace else "strace not installed"),
+        Variant("strace -f --seccomp-bpf -o FILE", ["strace", "-f", "--seccomp-bpf", "-o", str(f_seccomp)] + DD,
+                note=None if have_strace else "strace not installed"),
+    ]
+    smoke(variants, "trace")
+    nlines = {v.name: count_lines(f) for v, f in zip(variants[1:], [f_strata, f_strace, f_seccomp]) if not v.na}
+    seccomp_warn = ""
+    if have_strace and not variants[3].na:
+        err = sh(["strace", "-f", "--seccomp-bpf", "-o", "/dev/null", "true"])[2].decode(errors="replace").strip()
+        if err:
+            seccomp_warn = err.splitlines()[0]
+    timed(variants, a.trace_rounds, timer, "trace", t_start)
+    base = variants[0].med
+    lines = ["| variant | wall time | ratio to native | trace lines (smoke run) |", "|---|---|---|---|"]
+    for v in variants:
+        if v.med is None:
+            lines.append(f"| {v.name} | n/a | n/a | {v.na} |")
+        else:
+            ratio = "" if v is variants[0] else f"×{v.med / base:.1f}"
+            lines.append(f"| {v.name} | {fmt_time(v.med)} | {ratio} | {nlines.get(v.name, '')} |")
+    summary.append("[2] dd trace: " + ", ".join(
+        f"{v.name}={fmt_time(v.med)}" + (f" (×{v.med / base:.1f})" if v.med and v is not variants[0] else "")
+        for v in variants))
+    note = f"\nstrace printed, for `--seccomp-bpf` without `-e`: `{seccomp_warn}`\n" if seccomp_warn else ""
+    return f"""## 2. Tracing every call: `{' '.join(DD)}`
+
+{a.trace_rounds} rounds. FILE is a file in a temporary directory on the same file system for
+every tracer (overwritten each run). About 400,000 read/write calls.
+
+{chr(10).join(lines)}
+{note}
+**Interpretation:** INTERP2
+
+{chr(10).join(left_out(variants))}
+<details><summary>raw times</summary>
+
+{chr(10).join(raw_lines(variants))}
+</details>
+"""
+
+
+# ---------------------------------------------------------------- experiments 3, 4
+
+def make_tree(root, work, copies):
+    tree = work / "tree"
+    tree.mkdir()
+    ign = shutil.ignore_patterns("target")
+    for i in range(copies):
+        shutil.copytree(root / "crates", tree / f"crates-{i}", ignore=ign, symlinks=True)
+    return tree
+
+
+def make_pyhome(work):
+    stdlib = subprocess.run([PY, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    home = work / "pyhome"
+    dst = home / "lib" / Path(stdlib).name
+    # copy2 keeps mtimes, so the distribution's __pycache__/*.pyc stay valid
+    shutil.copytree(stdlib, dst, symlinks=True,
+                    ignore=lambda d, names: [x for x in names if Path(d) == Path(stdlib) and
+                                             (x in ("test", "site-packages", "dist-packages") or x.startswith("config-"))])
+    nfiles = sum(len(f) for _, _, f in os.walk(home))
+    return stdlib, home, nfiles
+
+
+
+def exp_map(a, strata, work, tree, timer, t_start, summary):
+    stdlib, home, nfiles = make_pyhome(work)
+    have_proot = shutil.which("proot")
+    proot_note = None if have_proot else "proot not installed (apt-get install -y proot)"
+    if have_proot:
+        st, _, err = sh(["proot", "-b", f"{tree}:/src", "true"])
+        if st != 0:
+            proot_note = f"proot cannot run here: exit {st}: {err.decode(errors='replace').strip()[-300:]}"
+
+    def py_expect(prefix):
+        def check(out, _err):
+            parts = out.decode(errors="replace").split()
+            if len(parts) != 2 or not parts[1].startswith(prefix + "/"):
+                return f"unexpected output {out[:200]!r} (json should come from {prefix})"
+            return None
+        return check
+
+    py = [PY, "-S", "-c", PY_CODE]
+    # tar's member list must be the same in every view
+    tar_names = {}
+
+    def tar_expect(prefix, key):
+        def check(out, err):
+            # tar -v lists the names as given (here with the leading '/'), or without it
+            names = sorted(l.strip().lstrip("/")[len(prefix.lstrip("/")):]
+                           for l in out.decode(errors="replace").splitlines() if l.strip())
+            tar_names[key] = names
+            if "native" in tar_names and names != tar_names["native"]:
+                return f"tar listed {len(names)} names, native listed {len(tar_names['native'])}"
+            return None
+        return check
+
+    variants = [
+        Variant("python: native (real path)", py, env=env_with(PYTHONHOME=str(home)), expect=py_expect(str(home))),
+        Variant("python: strata, 0 layers (real path)", [strata, "run", "--"] + py,
+                env=env_with(PYTHONHOME=str(home)), expect=py_expect(str(home))),
+        Variant("python: strata --map", [strata, "run", "--map", f"/pylib={home}", "--"] + py,
+                env=env_with(PYTHONHOME="/pylib"), expect=py_expect("/pylib")),
+        Variant("python: proot -b", ["proot", "-b", f"{home}:/pylib"] + py,
+                env=env_with(PYTHONHOME="/pylib"), expect=py_expect("/pylib"), note=proot_note),
+        Variant("tar: native (real path)", ["tar", "cf", "/dev/null", str(tree)]),
+        Variant("tar: strata, 0 layers (real path)", [strata, "run", "--", "tar", "cf", "/dev/null", str(tree)]),
+        Variant("tar: strata --map", [strata, "run", "--map", f"/src={tree}", "--", "tar", "cf", "/dev/null", "/src"]),
+        Variant("tar: proot -b", ["proot", "-b", f"{tree}:/src", "tar", "cf", "/dev/null", "/src"], note=proot_note),
+    ]
+    # Smoke with -v (lists every member), so a mapping that hides files shows up.
+    for v in variants:
+        if v.argv[-3:-1] == ["cf", "/dev/null"] and not v.na:
+            real = v.argv[-1]
+            key = "native" if v.name.startswith("tar: native") else v.name
+            vv = Variant(v.name, v.argv[:-3] + ["cvf"] + v.argv[-2:], env=v.env, expect=tar_expect(real, key))
+            smoke([vv], "map")
+            v.na = vv.na
+    smoke([v for v in variants if v.name.startswith("python")], "map")
+    ntar = len(tar_names.get("native", []))
+    # the count of path calls, for the text
+    counts = {}
+    st, _, _ = sh([strata, "run", "--ext", "count", "-o", str(work / "count-py.txt"), "--map", f"/pylib={home}", "--"]
+                  + py, env=env_with(PYTHONHOME="/pylib"))
+    st2, _, _ = sh([strata, "run", "--ext", "count", "-o", str(work / "count-tar.txt"), "--map", f"/src={tree}", "--",
+                    "tar", "cf", "/dev/null", "/src"])
+    for key, f in (("python", "count-py.txt"), ("tar", "count-tar.txt")):
+        try:
+            for l in (work / f).read_text().splitlines():
+                p = l.split()
+                if len(p) >= 5 and p[-1] == "total":
+                    counts[key] = p[3]
+        except OSError:
+            pass
+    # helper calls map issues below itself (count below map)
+    helpers = {}
+    for key, argv, env in (("python", py, env_with(PYTHONHOME="/pylib")),
+                           ("tar", ["tar", "cf", "/dev/null", "/src"], None)):
+        m = f"/pylib={home}" if key == "python" else f"/src={tree}"
+        f = work / f"count-below-{key}.txt"
+        sh([strata, "run", "--map", m, "--ext", "count", "-o", str(f), "--"] + argv, env=env)
+        try:
+            for l in f.read_text().splitlines():
+                p = l.split()
+                if len(p) >= 5 and p[-1] in ("readlinkat", "getcwd", "total"):
+                    helpers.setdefault(key, {})[p[-1]] = p[3]
+        except OSError:
+            pass
+
+    timed(variants, a.map_rounds, timer, "map", t_start)
+    lines = ["| workload | native (real path) | strata, 0 layers (real path) | strata --map | proot -b |",
+             "|---|---|---|---|---|"]
+    for w in ("python", "tar"):
+        vs = [v for v in variants if v.name.startswith(w + ":")]
+        base = vs[0].med
+        cells = []
+        for v in vs:
+            if v.med is None:
+                cells.append("n/a")
+            elif v is vs[0]:
+                cells.append(fmt_time(v.med))
+            else:
+                cells.append(f"{fmt_time(v.med)} (×{v.med / base:.2f})")
+        label = (f"`{PY} -S -c 'import {PY_IMPORTS}'`, PYTHONHOME under the mapping" if w == "python"
+                 else f"`tar cf /dev/null` of {a.tree_copies}× crates/ ({ntar} members)")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        summary.append(f"[3] {w}: " + ", ".join(
+            f"{v.name.split(': ')[1]}={fmt_time(v.med)}" + (f" (×{v.med / base:.2f})" if v.med and v is not vs[0] else "")
+            for v in vs))
+
+    def hl(key):
+        h = helpers.get(key, {})
+        return (f"{counts.get(key, '?')} calls from the program; with a count layer below map, "
+                f"{h.get('total', '?')} calls reach the layer below, of which {h.get('readlinkat', '0')} readlinkat "
+                f"and {h.get('getcwd', '0')} getcwd issued by map's path resolution")
+
+    proot_line = (f"proot: {proot_note}" if proot_note else
+                  "proot runs here (ptrace permitted); it is used with its defaults (5.x uses a seccomp filter to "
+                  "stop only on the calls it translates)")
+    return f"""## 3. Path mapping: `--map` against `proot -b`
+
+{a.map_rounds} rounds. Setup (in a temporary directory TMP):
+- python: `{stdlib}` copied to `TMP/pyhome/lib/{Path(stdlib).name}` (without test/, config-*/,
+  site-packages, dist-packages; {nfiles} files, the distribution's `.pyc` files kept valid), and
+  `PYTHONHOME` set to it, so the interpreter finds its whole standard library (start-up
+  modules, lib-dynload and the imports) under the prefix. Natively `PYTHONHOME=TMP/pyhome`;
+  mapped `PYTHONHOME=/pylib` with `strata run --map /pylib=TMP/pyhome --` or
+  `proot -b TMP/pyhome:/pylib`. Program: `{PY} -S -c "{PY_CODE}"`; the smoke run checks that json
+  was loaded from the expected prefix.
+- tar: {a.tree_copies} copies of the repository's crates/ (without target/) in `TMP/tree`;
+  natively `tar cf /dev/null TMP/tree`, mapped `tar cf /dev/null /src` with
+  `strata run --map /src=TMP/tree --` or `proot -b TMP/tree:/src`. GNU tar does not read
+  file contents when the archive is /dev/null, so this is almost only path calls
+  (newfstatat, openat, getdents64). The smoke run uses `cvf` and checks every variant
+  lists the same {ntar} members as native.
+- "strata, 0 layers" runs the native command (real path) under `strata run --`: the
+  capture cost without the map layer.
+
+{chr(10).join(lines)}
+
+Path calls: python: {hl('python')}. tar: {hl('tar')}.
+
+{proot_line}.
+
+**Interpretation:** INTERP3
+
+{chr(10).join(left_out(variants))}
+<details><summary>raw times</summary>
+
+{chr(10).join(raw_lines(variants))}
+</details>
+"""
+
+
+def exp_compose(a, strata, tree, help_text, timer, t_start, summary):
+    tar = ["tar", "cf", "/dev/null"]
+    m = f"/src={tree}"
+    tracemap = a.tracemap
+    if tracemap is None and "tracemap" in help_text:
+        tracemap = "tracemap:/src={TREE}"
+    variants = [
+        Variant("native (real path)", tar + [str(tree)]),
+        Variant("--map (1 layer)", [strata, "run", "--map", m, "--"] + tar + ["/src"]),
+        Variant("--trace -o /dev/null (1 layer, real path)",
+                [strata, "run", "--trace", "-o", "/dev/null", "--"] + tar + [str(tree)]),
+        Variant("--trace -o /dev/null --map (composed, trace on top)",
+                [strata, "run", "--trace", "-o", "/dev/null", "--map", m, "--"] + tar + ["/src"]),
+        Variant("--map --trace -o /dev/null (composed, map on top)",
+                [strata, "run", "--map", m, "--trace", "-o", "/dev/null", "--"] + tar + ["/src"]),
+    ]
+    if tracemap:
+        spec = tracemap.replace("{TREE}", str(tree))
+        variants.append(Variant(f"--ext {tracemap} (monolithic)",
+                                [strata, "run", "--ext", spec, "-o", "/dev/null", "--"] + tar + ["/src"]))
+    else:
+        variants.append(Variant("--ext tracemap:… (monolithic)", None,
+                                note="**not yet available**: `strata run --help` lists no tracemap extension"))
+    smoke(variants, "compose")
+    timed(variants, a.map_rounds, timer, "compose", t_start)
+    base = variants[0].med
+    lines = ["| variant | wall time | ratio to native | added over `--map` alone |", "|---|---|---|---|"]
+    mapmed = variants[1].med
+    for v in variants:
+        if v.argv is None:
+            lines.append(f"| {v.name} | not yet available | | |")
+        elif v.med is None:
+            lines.append(f"| {v.name} | n/a | | {v.na} |")
+        elif v is variants[0]:
+            lines.append(f"| {v.name} | {fmt_time(v.med)} | | |")
+        else:
+            add = "" if v is variants[1] or mapmed is None else f"{(v.med - mapmed) * 1e3:+.1f} ms"
+            lines.append(f"| {v.name} | {fmt_time(v.med)} | ×{v.med / base:.2f} | {add} |")
+    summary.append("[4] compose: " + ", ".join(
+        f"{v.name}={'n/a' if v.med is None else fmt_time(v.med)}" for v in variants))
+    return f"""## 4. Composition: trace + map as two layers against one monolithic layer
+
+{a.map_rounds} rounds, the tar workload of experiment 3 (`tar cf /dev/null`, same tree). Commands:
+`strata run VARIANT -- tar cf /dev/null /src` (the native and trace-only rows use the real path).
+
+{chr(10).join(lines)}
+
+**Interpretation:** INTERP4
+
+{chr(10).join(left_out(variants))}
+<details><summary>raw times</summary>
+
+{chr(10).join(raw_lines(variants))}
+</details>
+"""
+
+
+if __name__ == "__main__":
+    main()
