@@ -28,7 +28,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use object::elf;
-use object::read::elf::{FileHeader as _, ProgramHeader as _, RelrIterator};
+use object::read::elf::{FileHeader as _, ProgramHeader as _};
 use object::LittleEndian as LE;
 
 use crate::preflight::io_text;
@@ -645,12 +645,12 @@ impl<'a> Obj<'a> {
             ))?;
             let entries: &[elf::Relr64<LE>] =
                 object::pod::slice_from_all_bytes(bytes).map_err(|_| Problem::Malformed("bad DT_RELR table size"))?;
-            for at in RelrIterator::<Header>::new(LE, entries) {
+            relr(entries, &mut |at| {
                 self.file_range(at, 8).ok_or(Problem::Malformed(
                     "a DT_RELR relocation lies outside the file's segments",
                 ))?;
-                target(at)?;
-            }
+                target(at)
+            })?;
         }
         Ok(())
     }
@@ -683,6 +683,33 @@ impl<'a> Obj<'a> {
         ))?;
         u32_at(b, 0).ok_or(Problem::Malformed("strata_ext_abi_version is cut short"))
     }
+}
+
+/// Calls `f` with every address of a packed relative relocation table: an
+/// even entry is an address, an odd one a bitmap of the 63 words after the
+/// last address or bitmap. (Address arithmetic wraps: a crafted table gives
+/// addresses that no segment holds, never an overflow.)
+fn relr<E>(entries: &[elf::Relr64<LE>], f: &mut impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
+    let mut next = 0u64;
+    for e in entries {
+        let e = e.0.get(LE);
+        if e & 1 == 0 {
+            f(e)?;
+            next = e.wrapping_add(8);
+        } else {
+            let mut bits = e >> 1;
+            let mut at = next;
+            while bits != 0 {
+                if bits & 1 != 0 {
+                    f(at)?;
+                }
+                bits >>= 1;
+                at = at.wrapping_add(8);
+            }
+            next = next.wrapping_add(63 * 8);
+        }
+    }
+    Ok(())
 }
 
 /// A name from the file as text, anything but printable ASCII shown as `?`,
@@ -954,6 +981,21 @@ mod tests {
         );
         let e = check(dir.path()).unwrap_err();
         assert!(e.to_string().ends_with("Is a directory"), "{e}");
+    }
+
+    #[test]
+    fn decodes_packed_relative_relocations() {
+        let words = [0x1000u64, 0b111, 1 | 1 << 63];
+        let entries: Vec<elf::Relr64<LE>> = words.iter().map(|&w| elf::Relr64(object::U64::new(LE, w))).collect();
+        let mut got = Vec::new();
+        relr(&entries, &mut |at| -> Result<(), ()> {
+            got.push(at);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, [0x1000, 0x1008, 0x1010, 0x1200 + 62 * 8]);
+        let theirs: Vec<u64> = object::read::elf::RelrIterator::<Header>::new(LE, &entries).collect();
+        assert_eq!(got, theirs);
     }
 
     /// Cut and damaged copies of a good object give errors, never a panic.

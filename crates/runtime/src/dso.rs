@@ -30,7 +30,7 @@
 use crate::sys::{self, Sysno};
 use core::fmt::{self, Write};
 use object::elf;
-use object::read::elf::{FileHeader as _, ProgramHeader as _, RelrIterator};
+use object::read::elf::{FileHeader as _, ProgramHeader as _};
 use object::LittleEndian as LE;
 use strata_abi::{ExtDesc, Host, InitFn};
 
@@ -652,9 +652,9 @@ impl<'a> Obj<'a> {
         Ok(())
     }
 
-    /// Decodes every relocation and calls `apply(address, value)` with the
-    /// value to store (8 bytes) at the address (both with load bias `base`
-    /// applied to the value only).
+    /// Decodes every relocation and calls `apply(address, value)`: the 8-byte
+    /// value to store, computed with load bias `base`, and where (an address
+    /// before the bias).
     fn relocations(
         &self,
         base: u64,
@@ -689,15 +689,16 @@ impl<'a> Obj<'a> {
             ))?;
             let entries: &[elf::Relr64<LE>] =
                 object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("bad DT_RELR table size"))?;
-            for at in RelrIterator::<Header>::new(LE, entries) {
+            let mut relative = |at: u64| {
                 // The addend is the word stored in the file at the address.
                 let word = self.file_range(at, 8).ok_or(Error::Malformed(
                     "a DT_RELR relocation lies outside the file's segments",
                 ))?;
                 let mut w = [0u8; 8];
                 w.copy_from_slice(word);
-                apply(at, base.wrapping_add(u64::from_le_bytes(w)))?;
-            }
+                apply(at, base.wrapping_add(u64::from_le_bytes(w)))
+            };
+            relr(entries, &mut relative)?;
         }
         Ok(())
     }
@@ -729,6 +730,33 @@ impl<'a> Obj<'a> {
         ))?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
+}
+
+/// Calls `f` with every address of a packed relative relocation table: an
+/// even entry is an address, an odd one a bitmap of the 63 words after the
+/// last address or bitmap. (Address arithmetic wraps: a crafted table gives
+/// addresses that no segment holds, never an overflow.)
+fn relr<E>(entries: &[elf::Relr64<LE>], f: &mut impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
+    let mut next = 0u64;
+    for e in entries {
+        let e = e.0.get(LE);
+        if e & 1 == 0 {
+            f(e)?;
+            next = e.wrapping_add(8);
+        } else {
+            let mut bits = e >> 1;
+            let mut at = next;
+            while bits != 0 {
+                if bits & 1 != 0 {
+                    f(at)?;
+                }
+                bits >>= 1;
+                at = at.wrapping_add(8);
+            }
+            next = next.wrapping_add(63 * 8);
+        }
+    }
+    Ok(())
 }
 
 /// A descriptor closed on drop.

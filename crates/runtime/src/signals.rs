@@ -121,12 +121,12 @@ unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UCon
     let dfl = KSigaction::default();
     // SAFETY: restoring the default action from a local.
     unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &dfl as *const _ as usize, 0, 8]) };
-    if info.code <= 0 {
-        // Sent by kill/tgkill/sigqueue: send it again (it stays pending
-        // until this handler returns, then kills as it would have).
-        // SAFETY: signalling our own thread.
-        unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
-    }
+    // Send it again: it stays pending until this handler returns, then
+    // kills as it would have. (Returning alone is not enough: a signal
+    // sent by kill, or the kernel's SIGSEGV when it cannot build a signal
+    // frame, would not recur.)
+    // SAFETY: signalling our own thread.
+    unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
 }
 
 /// Installs strata's SIGSYS handler; called once per process at start.
