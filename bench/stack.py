@@ -26,9 +26,11 @@ time.perf_counter around subprocess.run.
 """
 import argparse
 import datetime
+import hashlib
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -52,9 +54,9 @@ def parse_args():
     ap.add_argument("--command", help="the command line to record (default: this script's argv)")
     ap.add_argument("--only", default="1,2,3,4", help="experiments to run, e.g. 1,3 (default 1,2,3,4)")
     ap.add_argument("--getpid-n", type=int, default=1_000_000, help="getpid calls per loop run (default 1000000)")
-    ap.add_argument("--layer-rounds", type=int, default=7, help="rounds of experiment 1 (default 7)")
+    ap.add_argument("--layer-rounds", type=int, default=9, help="rounds of experiment 1 (default 9)")
     ap.add_argument("--trace-rounds", type=int, default=3, help="rounds of experiment 2 (default 3; strace is slow)")
-    ap.add_argument("--map-rounds", type=int, default=11, help="rounds of experiments 3 and 4 (default 11)")
+    ap.add_argument("--map-rounds", type=int, default=15, help="rounds of experiments 3 and 4 (default 15)")
     ap.add_argument("--tree-copies", type=int, default=4,
                     help="copies of crates/ (without target/) in the tar tree (default 4)")
     ap.add_argument("--tracemap", help="the monolithic trace+map layer as an --ext value, "
@@ -179,7 +181,22 @@ def main():
     command = a.command or shlex.join(["python3", "bench/stack.py"] + sys.argv[1:])
     timer = Timer(a.timer)
     work = Path(tempfile.mkdtemp(prefix="strata-stack."))
+    # Measure a snapshot of strata and its runtime (strata-rt, found next to strata), so a
+    # rebuild of target/release during the run cannot mix two builds into one table.
+    orig = Path(strata)
+    st = orig.stat()
+    built = datetime.datetime.fromtimestamp(st.st_mtime).isoformat(timespec="seconds")
+    (work / "bin").mkdir()
+    digests = []
+    for name in (orig.name, "strata-rt"):
+        src = orig.parent / name
+        if src.exists():
+            shutil.copy2(src, work / "bin" / name)
+            digests.append(f"{name} sha256 {hashlib.sha256(src.read_bytes()).hexdigest()[:16]}")
+    strata = str(work / "bin" / orig.name)
+    commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
     t_start = time.monotonic()
+    load_before = open("/proc/loadavg").read().split()[:3]
     sections = []
     summary = []
     try:
@@ -203,6 +220,7 @@ def main():
         if 4 in only:
             sections.append(exp_compose(a, strata, tree, help_text, timer, t_start, summary))
         elapsed = time.monotonic() - t_start
+        load_after = open("/proc/loadavg").read().split()[:3]
 
         # ---- report
         cpu = ""
@@ -210,16 +228,13 @@ def main():
             if l.startswith("model name"):
                 cpu = l.split(":", 1)[1].strip()
                 break
-        commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
-        st = os.stat(strata)
-        built = datetime.datetime.fromtimestamp(st.st_mtime).isoformat(timespec="seconds")
         tools = []
         for t, argv in [("strace", ["strace", "-V"]), ("proot", ["proot", "--version"]), ("dd", ["dd", "--version"]),
                         ("tar", ["tar", "--version"]), ("python", [PY, "--version"])]:
             if shutil.which(argv[0]):
                 o = sh(argv)[1].decode(errors="replace")
-                line = next((l.strip() for l in o.splitlines() if any(c.isdigit() for c in l)), "?")
-                tools.append(f"{t}: {line.strip(' |_')}")
+                mv = re.search(r"\d+\.\d+(\.\d+)?", o)
+                tools.append(f"{t} {mv.group(0) if mv else '?'}")
             else:
                 tools.append(f"{t}: not installed")
         try:
@@ -236,8 +251,11 @@ an order rotated from round to round); ratios to native in parentheses. Raw time
 
 {chr(10).join(sections)}
 ## Machine
+- load average (1/5/15 min) before: {' '.join(load_before)}, after: {' '.join(load_after)}
+  (other work on the machine is the main source of noise; hence the interleaved rounds)
 - nproc: {os.cpu_count()}; CPU: {cpu or 'unknown'}; uname -r: {platform.release()}; yama ptrace_scope: {ptrace_scope}
-- strata: {strata} (binary built {built}, tree {commit})
+- strata: {orig} (built {built}; {', '.join(digests)}), copied to a temporary directory
+  for the run; source tree {commit} when the run started
 - {'; '.join(tools)}
 - timing: {timer.desc}; whole run {elapsed:.0f}s
 
@@ -584,8 +602,9 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
         per = (m3["tar: strata --map"] - m3["tar: strata, 0 layers (real path)"]) / max(1, extra) * 1e6
         parts.append(f"The map cost is its own helper calls: for tar, {extra} extra calls below the layer "
                      f"(readlinkat of each intermediate component, and of /proc/self/fd/N for every *at call on "
-                     f"a directory handle), about {per:.1f} µs of wall time per helper call, plus reading each "
-                     f"path from the program's memory.")
+                     f"a directory handle), all that map adds, divided by "
+                     f"these helper calls, is {per:.1f} µs of wall time each: the helper call itself, reading each "
+                     f"path from the program's memory (process_vm_readv) and rewriting it.")
     except (TypeError, ValueError, KeyError):
         pass
     interp = " ".join(parts)
@@ -635,6 +654,7 @@ def exp_compose(a, strata, tree, help_text, timer, t_start, summary):
         tracemap = "tracemap:/src={TREE}"
     variants = [
         Variant("native (real path)", tar + [str(tree)]),
+        Variant("strata run -- (0 layers, real path)", [strata, "run", "--"] + tar + [str(tree)]),
         Variant("--map (1 layer)", [strata, "run", "--map", m, "--"] + tar + ["/src"]),
         Variant("--trace -o /dev/null (1 layer, real path)",
                 [strata, "run", "--trace", "-o", "/dev/null", "--"] + tar + [str(tree)]),
@@ -653,8 +673,8 @@ def exp_compose(a, strata, tree, help_text, timer, t_start, summary):
     smoke(variants, "compose")
     timed(variants, a.map_rounds, timer, "compose", t_start)
     base = variants[0].med
-    lines = ["| variant | wall time | ratio to native | added over `--map` alone |", "|---|---|---|---|"]
-    mapmed = variants[1].med
+    zero = variants[1].med
+    lines = ["| variant | wall time | ratio to native | added over `strata run --` (0 layers) |", "|---|---|---|---|"]
     for v in variants:
         if v.argv is None:
             lines.append(f"| {v.name} | not yet available | | |")
@@ -663,23 +683,29 @@ def exp_compose(a, strata, tree, help_text, timer, t_start, summary):
         elif v is variants[0]:
             lines.append(f"| {v.name} | {fmt_time(v.med)} | | |")
         else:
-            add = "" if v is variants[1] or mapmed is None else f"{(v.med - mapmed) * 1e3:+.1f} ms"
+            add = "" if v is variants[1] or zero is None else f"{(v.med - zero) * 1e3:+.1f} ms"
             lines.append(f"| {v.name} | {fmt_time(v.med)} | ×{v.med / base:.2f} | {add} |")
     m4 = [v.med for v in variants]
     interp = "Not all variants ran."
-    if None not in m4[:4]:
-        n0, mp, tr, comp = m4[:4]
-        interp = (f"Trace and map composed cost {(comp - n0) * 1e3:.1f} ms over native, against "
-                  f"{(mp - n0) * 1e3:.1f} + {(tr - n0) * 1e3:.1f} = {(mp + tr - 2 * n0) * 1e3:.1f} ms for the two "
-                  f"layers run separately (each of which also pays the capture and start-up once); "
-                  f"the order of the two layers changes what the trace shows (program paths on top, host paths "
-                  f"and map's helper calls hidden below) but not much the cost. ")
+    if None not in m4[:6]:
+        n0, z, mp, tr, comp, comp2 = m4[:6]
+        pred = (mp - z) + (tr - z)
+        got = comp - z
+        interp = (f"Two layers composed add {got * 1e3:.1f} ms to the empty stack (trace on top; "
+                  f"{(comp2 - z) * 1e3:.1f} ms with map on top), against {(mp - z) * 1e3:.1f} + {(tr - z) * 1e3:.1f} "
+                  f"= {pred * 1e3:.1f} ms for map and trace measured alone: the composed cost is "
+                  f"{'about' if abs(got / pred - 1) < 0.15 else ('less than' if got < pred else 'more than')} "
+                  f"the sum of its parts ({got / pred * 100:.0f}%)"
+                  + (", i.e. stacking itself costs nothing measurable beyond the two layers' own work at this noise level. "
+                     if abs(got / pred - 1) < 0.15 else ". ")
+                  + "The order changes what the trace shows "
+                  "(program paths on top; host paths below map, whose helper calls the trace hides by default). ")
         if variants[-1].argv is None:
             interp += ("The monolithic comparison is **not yet available**: `strata run --help` lists no "
-                       "`tracemap` extension; rerun with `--tracemap SPEC` once it exists.")
+                       "`tracemap` extension; rerun with `--only 4 --tracemap SPEC` once it exists.")
         elif m4[-1] is not None:
             interp += (f"The monolithic layer takes {fmt_time(m4[-1])}, {(comp - m4[-1]) * 1e3:+.1f} ms less than "
-                       "the composed stack.")
+                       "the composed stack (trace on top).")
     summary.append("[4] compose: " + ", ".join(
         f"{v.name}={'n/a' if v.med is None else fmt_time(v.med)}" for v in variants))
     return f"""## 4. Composition: trace + map as two layers against one monolithic layer

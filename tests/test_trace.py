@@ -429,8 +429,10 @@ def compare_traces(name: str, strace_text: str, strata_text: str, *, check_paddi
 
     With async_signals (a program whose handlers run when another process happens to
     exit: SIGCHLD), where a handler's rt_sigreturn lands depends on the scheduler, and
-    so does the register value it restores (its result): those lines are compared
-    as a multiset per task, without their results; the others in order."""
+    so does the register value it restores (its result), and even how many there are
+    (two children exiting close together raise one SIGCHLD, as POSIX signals do not
+    queue): those lines are compared as a set per task, without their results; the
+    others in order."""
     sa, ea, pa = normalise(parse_strace(strace_text), "strace")
     sb, eb, pb = normalise(parse_strata(strata_text), "strata")
     problems = pa + pb
@@ -441,7 +443,7 @@ def compare_traces(name: str, strace_text: str, strata_text: str, *, check_paddi
             for t, seq in seqs.items():
                 seqs[t] = [l for l in seq if not l.startswith("rt_sigreturn(")]
                 seqs[t].append("(rt_sigreturn lines, in any order: "
-                               + repr(sorted(RESULT.sub(")", l) for l in seq if l.startswith("rt_sigreturn(")))
+                               + repr(sorted({RESULT.sub(")", l) for l in seq if l.startswith("rt_sigreturn(")}))
                                + ")")
     if check_padding:
         problems += [f"strata padding: {p}" for p in padding_problems(strata_text)[:10]]

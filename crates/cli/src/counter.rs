@@ -128,7 +128,7 @@ mod tests {
         let b = CounterFile::create(d.path()).unwrap();
         assert_ne!(a.path(), b.path());
         let buf = a.read().unwrap();
-        assert_eq!(buf.len(), FILE_SIZE);
+        assert_eq!(buf.len(), counts::FILE_SIZE);
         assert_eq!(buf[..8], MAGIC);
         let s = CounterFile::create_session(d.path(), b"null\t\n", 1 << 16).unwrap();
         let sb = s.read().unwrap();

@@ -40,8 +40,8 @@ pub enum LayerError {
     Args { name: String, msg: String },
     #[error("{}: {msg}", path.display())]
     Manifest { path: PathBuf, msg: String },
-    #[error("{0}")]
-    Object(String),
+    #[error(transparent)]
+    Object(#[from] crate::extobj::ExtObjError),
     #[error("at most {max} layers (got {got})")]
     TooMany { max: usize, got: usize },
     #[error("{0}")]
@@ -146,20 +146,18 @@ fn check(l: &mut Layer) -> Result<(), LayerError> {
         "trace" => strata_ext_trace::Trace::new(&l.args).map(drop).map_err(bad),
         "map" => strata_ext_map::Map::new(&l.args).map(drop).map_err(bad),
         "tracemap" => match l.args.split_once('@') {
-            Some((t, m)) => strata_ext_trace::Trace::new(t)
-                .and_then(|_| strata_ext_map::Map::new(m))
-                .map(drop)
-                .map_err(bad),
+            Some((t, m)) => match strata_ext_trace::Trace::new(t) {
+                Ok(_) => strata_ext_map::Map::new(m).map(drop).map_err(bad),
+                Err(e) => Err(bad(e)),
+            },
             None => Err(LayerError::Args {
                 name: l.name.clone(),
                 msg: "tracemap takes TRACE_ARGS@MAP_ARGS".into(),
             }),
         },
         path => {
-            let p = std::fs::canonicalize(path).map_err(|e| {
-                LayerError::Object(format!("extension object {path}: {}", crate::preflight::io_text(&e)))
-            })?;
-            l.name = p.to_string_lossy().into_owned();
+            let obj = crate::extobj::check(Path::new(path))?;
+            l.name = obj.path.to_string_lossy().into_owned();
             Ok(())
         }
     }

@@ -443,7 +443,7 @@ mod tests {
             &["strata"],
             &["strata", "walk"],
         ] {
-            let e = Cli::try_parse_from(args).unwrap_err();
+            let e = Cli::parse_ordered(args).unwrap_err();
             let line = usage_line(&e);
             assert!(!line.contains('\n') && !line.starts_with("error"), "{line}");
         }

@@ -21,7 +21,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, STRATA};
-use strata_proto::{counts, Config, FLAG_EXT_COUNT, FLAG_EXT_NULL, FLAG_FOLLOW_EXEC};
+use strata_proto::{counts, Config, FLAG_FOLLOW_EXEC};
 
 fn main() {
     if let Some(cfg) = std::env::var_os("STRATA_RT") {
@@ -242,11 +242,12 @@ fn flags_follow_the_options() {
     };
     assert_eq!(flags(&[]), FLAG_FOLLOW_EXEC);
     assert_eq!(flags(&["--no-follow-exec"]), 0);
-    assert_eq!(flags(&["--ext", "null"]), FLAG_FOLLOW_EXEC | FLAG_EXT_NULL);
-    assert_eq!(
-        flags(&["--ext", "null", "--ext", "count", "--no-follow-exec"]),
-        FLAG_EXT_NULL | FLAG_EXT_COUNT
-    );
+    // Layers travel in the session file, not in the flags.
+    assert_eq!(flags(&["--ext", "null"]), FLAG_FOLLOW_EXEC);
+    assert_eq!(flags(&["--ext", "null", "--ext", "count", "--no-follow-exec"]), 0);
+    let (st, out, err) = output(i.cmd(&["--ext", "null", "true", "report"]));
+    assert!(st.success(), "{err}");
+    assert!(field(&out, "count_path").contains("strata-count."), "{out}");
 }
 
 fn descriptors_are_the_programs_own() {

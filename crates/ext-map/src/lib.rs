@@ -111,8 +111,7 @@ use policy::{
 use stack::StackFs;
 use strata_abi::MAX_PATHS;
 use strata_ext::{
-    read_mem, write_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf, EFAULT, ERANGE, EROFS,
-    NO_ARG,
+    read_mem, write_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf, EFAULT, ERANGE, EROFS, NO_ARG,
 };
 
 /// The `map` layer: a [`Table`] of mappings, read-only after start.

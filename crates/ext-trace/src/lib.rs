@@ -136,7 +136,10 @@ impl Trace {
             EntryState::NONE
         };
         let ret = below.call(c);
-        if self.cfg.shows_result(ret) {
+        // A forked child returns here too (it is a copy of the parent, in
+        // the middle of this call): strace shows only the parent's line.
+        let child = ret == 0 && matches!(c.op(), strata_abi::Op::ProcessCreate | strata_abi::Op::ThreadCreate);
+        if !child && self.cfg.shows_result(ret) {
             self.emit_line(&record(c, nr, args, ret, entry));
         }
         ret

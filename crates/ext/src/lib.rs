@@ -21,6 +21,9 @@
 //! only read, or changed through atomics), no libc, no std, bounded stack
 //! use (strata's stack is 256 KiB; keep frames to a few tens of KiB).
 #![no_std]
+// InitError carries its message inline (there is no heap where extensions
+// run); it is returned once, at start, so its size costs nothing.
+#![allow(clippy::result_large_err)]
 
 pub use strata_abi::{call_flags, class, Call, Interest, Op, PathSlot, NO_ARG, VERSION};
 
@@ -141,12 +144,7 @@ impl Below {
     /// Runs `upper` with a `Below` that hands calls to extension `lower`,
     /// whose own `Below` is this one: two extensions composed inside one
     /// layer (a monolithic extension built from parts).
-    pub fn compose<L: Extension>(
-        &self,
-        lower: &L,
-        c: &mut Call,
-        upper: impl FnOnce(&mut Call, &Below) -> i64,
-    ) -> i64 {
+    pub fn compose<L: Extension>(&self, lower: &L, c: &mut Call, upper: impl FnOnce(&mut Call, &Below) -> i64) -> i64 {
         struct Ctx<'a, L> {
             lower: &'a L,
             rest: &'a Below,

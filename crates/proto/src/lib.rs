@@ -20,11 +20,6 @@ pub const VERSION: u32 = 1;
 
 /// Flag: follow execve (load the new image under strata again).
 pub const FLAG_FOLLOW_EXEC: u32 = 1 << 0;
-/// Flag: the `count` extension is loaded.
-pub const FLAG_EXT_COUNT: u32 = 1 << 1;
-/// Flag: the `null` extension is loaded (pass-through; kept so that the
-/// runtime dispatches through the hook exactly as with a real extension).
-pub const FLAG_EXT_NULL: u32 = 1 << 2;
 
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,7 +221,7 @@ pub mod counts {
 
     /// Bytes a record of `len` payload bytes takes in the ring.
     pub const fn record_size(len: usize) -> usize {
-        8 + (len + 7) / 8 * 8
+        8 + len.div_ceil(8) * 8
     }
 }
 
@@ -253,7 +248,7 @@ mod tests {
     #[test]
     fn round_trip() {
         let c = Config {
-            flags: FLAG_FOLLOW_EXEC | FLAG_EXT_COUNT,
+            flags: FLAG_FOLLOW_EXEC | 2,
             count_path: b"/tmp/x",
             program: b"./a|b",
         };

@@ -36,6 +36,7 @@ fn put(err: &mut [u8; 256], m: &[u8]) -> usize {
     n
 }
 
+#[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
 fn build<E: Extension>(args: &str, name: &'static [u8]) -> Result<ExtDesc, InitError> {
     let e = E::new(args)?;
     let slot = place(e).ok_or_else(|| InitError::new("out of memory for extension state"))?;

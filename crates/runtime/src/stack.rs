@@ -169,8 +169,10 @@ fn bottom(c: &mut Call) -> i64 {
     match dispatch::bottom(t, uc, nr, c.args) {
         Some(r) => r as i64,
         None => {
+            // rt_sigreturn: what the restored registers hold in rax is what
+            // the program sees "returned" (strace shows it too).
             t.uc_replaced = 1;
-            0
+            uc.gregs[crate::sys::reg::RAX] as i64
         }
     }
 }
@@ -328,7 +330,10 @@ pub fn fault(sig: i32, addr: u64, pc: u64) -> ! {
         8 => "SIGFPE",
         _ => "SIGSEGV",
     };
-    let _ = core::fmt::Write::write_fmt(&mut l, format_args!("faulted: {name} at pc {pc:#x} (address {addr:#x})"));
+    let _ = core::fmt::Write::write_fmt(
+        &mut l,
+        format_args!("faulted: {name} at pc {pc:#x} (address {addr:#x})"),
+    );
     fail(l.as_bytes())
 }
 
@@ -562,6 +567,12 @@ pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6])
     let saved_rep = t.uc_replaced;
     t.cur_uc = uc as *mut UContext as usize;
     t.uc_replaced = 0;
+    let mut a = a;
+    if nr == Sysno::rt_sigreturn as usize {
+        // rt_sigreturn has no arguments: its frame is at the stack pointer,
+        // which layers get as argument 0 (strace decodes the mask from it).
+        a[0] = uc.gregs[crate::sys::reg::RSP];
+    }
     let mut c = Call::new(nr as u32, a, t.pid as u32, t.tid as u32);
     let r = call_layer(first, &mut c);
     let t = thread::current();
