@@ -59,6 +59,7 @@ pub fn from_args(a: &RunArgs) -> Result<Vec<Layer>, LayerError> {
         ));
     }
     let mut out = Vec::new();
+    let mut checked = Vec::new();
     for (_, src) in &a.order {
         match src {
             LayerSource::Ext(i) => {
@@ -67,7 +68,10 @@ pub fn from_args(a: &RunArgs) -> Result<Vec<Layer>, LayerError> {
             }
             LayerSource::Manifest(i) => {
                 if let Some(p) = a.manifest.get(*i) {
-                    out.extend(manifest(p)?);
+                    let m = manifest(p)?;
+                    checked.resize(out.len(), false);
+                    checked.extend(m.iter().map(|_| true));
+                    out.extend(m);
                 }
             }
             LayerSource::Trace => {
@@ -98,8 +102,11 @@ pub fn from_args(a: &RunArgs) -> Result<Vec<Layer>, LayerError> {
             got: out.len(),
         });
     }
-    for l in &mut out {
-        check(l)?;
+    checked.resize(out.len(), false);
+    for (l, done) in out.iter_mut().zip(checked) {
+        if !done {
+            check(l)?;
+        }
     }
     Ok(out)
 }
@@ -181,14 +188,21 @@ struct ManifestLayer {
     params: Option<toml::Spanned<toml::Table>>,
 }
 
-/// Reads a manifest: its layers, top first.
+/// Reads a manifest: its layers, top first, each checked (errors name the
+/// manifest and the line and column of the layer's `ext`).
 pub fn manifest(path: &Path) -> Result<Vec<Layer>, LayerError> {
     let err = |msg: String| LayerError::Manifest {
         path: path.to_path_buf(),
         msg,
     };
     let text = std::fs::read_to_string(path).map_err(|e| err(crate::preflight::io_text(&e)))?;
-    parse_manifest(&text, path.parent().unwrap_or(Path::new("."))).map_err(err)
+    let layers = parse_manifest(&text, path.parent().unwrap_or(Path::new("."))).map_err(err)?;
+    let mut out = Vec::new();
+    for (mut l, at) in layers {
+        check(&mut l).map_err(|e| err(format!("{at}: {e}")))?;
+        out.push(l);
+    }
+    Ok(out)
 }
 
 /// `line L, column C` of byte offset `at` in `text` (1-based).
@@ -202,7 +216,7 @@ fn position(text: &str, at: usize) -> String {
     format!("line {line}, column {col}")
 }
 
-fn parse_manifest(text: &str, base: &Path) -> Result<Vec<Layer>, String> {
+fn parse_manifest(text: &str, base: &Path) -> Result<Vec<(Layer, String)>, String> {
     let m: Manifest = toml::from_str(text).map_err(|e| {
         let at = e
             .span()
@@ -231,7 +245,7 @@ fn parse_manifest(text: &str, base: &Path) -> Result<Vec<Layer>, String> {
             }
             (None, None) => {}
         }
-        out.push(layer);
+        out.push((layer, at));
     }
     Ok(out)
 }
@@ -291,7 +305,11 @@ params = { map = ["/data=/tmp", "/etc/x=/tmp/y:ro"] }
 ext = "./libx.so"
 args = "a=b"
 "#;
-        let v = parse_manifest(m, Path::new("/m")).unwrap();
+        let v: Vec<Layer> = parse_manifest(m, Path::new("/m"))
+            .unwrap()
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
         assert_eq!(v[0].name, "trace");
         assert_eq!(v[0].args, "failed,s=64,trace=%file");
         assert_eq!(v[1].args, "/data=/tmp;/etc/x=/tmp/y:ro");
