@@ -39,6 +39,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run PROGRAM with ARGS under strata.
+    #[command(after_help = AFTER_HELP)]
     Run(RunArgs),
 }
 

@@ -331,45 +331,9 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
 
 /// A signal's name as strace prints it (SIGSEGV), or its number.
 pub fn signal_name(sig: i32) -> String {
-    const NAMES: [&str; 32] = [
-        "0",
-        "SIGHUP",
-        "SIGINT",
-        "SIGQUIT",
-        "SIGILL",
-        "SIGTRAP",
-        "SIGABRT",
-        "SIGBUS",
-        "SIGFPE",
-        "SIGKILL",
-        "SIGUSR1",
-        "SIGSEGV",
-        "SIGUSR2",
-        "SIGPIPE",
-        "SIGALRM",
-        "SIGTERM",
-        "SIGSTKFLT",
-        "SIGCHLD",
-        "SIGCONT",
-        "SIGSTOP",
-        "SIGTSTP",
-        "SIGTTIN",
-        "SIGTTOU",
-        "SIGURG",
-        "SIGXCPU",
-        "SIGXFSZ",
-        "SIGVTALRM",
-        "SIGPROF",
-        "SIGWINCH",
-        "SIGIO",
-        "SIGPWR",
-        "SIGSYS",
-    ];
-    match NAMES.get(sig as usize) {
-        Some(n) if sig > 0 => n.to_string(),
-        _ if (34..=64).contains(&sig) => format!("SIGRT_{}", sig - 32),
-        _ => sig.to_string(),
-    }
+    let mut s = String::new();
+    let _ = strata_decode::write_signal_name(&mut s, sig);
+    s
 }
 
 /// Why the summary could not be produced.

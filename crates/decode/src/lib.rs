@@ -66,6 +66,16 @@ use core::fmt::{self, Write};
 
 pub use errno::{errno_name, strerror};
 
+/// Writes strace's name for signal `sig`: `SIGSEGV`, `SIGRT_3` (33..=64),
+/// or the number.
+pub fn write_signal_name(out: &mut dyn Write, sig: i32) -> fmt::Result {
+    match out::signame(sig) {
+        Some(out::Sig::Name(n)) => out.write_str(n),
+        Some(out::Sig::Rt(n)) => write!(out, "SIGRT_{n}"),
+        None => write!(out, "{sig}"),
+    }
+}
+
 /// Reads the traced program's memory.
 pub trait Memory {
     /// Reads up to `buf.len()` bytes at `addr`; returns how many bytes were

@@ -451,47 +451,9 @@ fn write_exit(out: &mut dyn Write, cfg: &Config, task: &Task, status: i32) -> fm
     }
 }
 
-/// strace's name for signal `sig` (1..=127).
+/// strace's name for signal `sig`.
 fn write_signal(out: &mut dyn Write, sig: i32) -> fmt::Result {
-    const NAMES: [&str; 32] = [
-        "SIGHUP",
-        "SIGINT",
-        "SIGQUIT",
-        "SIGILL",
-        "SIGTRAP",
-        "SIGABRT",
-        "SIGBUS",
-        "SIGFPE",
-        "SIGKILL",
-        "SIGUSR1",
-        "SIGSEGV",
-        "SIGUSR2",
-        "SIGPIPE",
-        "SIGALRM",
-        "SIGTERM",
-        "SIGSTKFLT",
-        "SIGCHLD",
-        "SIGCONT",
-        "SIGSTOP",
-        "SIGTSTP",
-        "SIGTTIN",
-        "SIGTTOU",
-        "SIGURG",
-        "SIGXCPU",
-        "SIGXFSZ",
-        "SIGVTALRM",
-        "SIGPROF",
-        "SIGWINCH",
-        "SIGIO",
-        "SIGPWR",
-        "SIGSYS",
-        "SIGRTMIN",
-    ];
-    match usize::try_from(sig - 1).ok().and_then(|i| NAMES.get(i)) {
-        Some(name) => out.write_str(name),
-        None if (33..=64).contains(&sig) => write!(out, "SIGRT_{}", sig - 32),
-        None => write!(out, "{sig}"),
-    }
+    strata_decode::write_signal_name(out, sig)
 }
 
 /// A small buffer for the end of a JSON line (always under 64 bytes).

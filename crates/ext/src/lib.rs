@@ -483,8 +483,20 @@ pub unsafe fn init_object<E: Extension>(
     err: *mut u8,
     err_len: usize,
 ) -> i32 {
-    // SAFETY: the caller's contract.
-    let (h, args) = unsafe { (&*host, core::slice::from_raw_parts(args, args_len)) };
+    if host.is_null() || out.is_null() || err.is_null() || (args.is_null() && args_len != 0) {
+        return 1;
+    }
+    // SAFETY: the caller's contract (pointers checked for null above).
+    let (h, args) = unsafe {
+        (
+            &*host,
+            if args_len == 0 {
+                &[][..]
+            } else {
+                core::slice::from_raw_parts(args, args_len)
+            },
+        )
+    };
     let report = |m: &[u8]| {
         let n = m.len().min(err_len.saturating_sub(1));
         // SAFETY: err has err_len bytes (caller's contract); n < err_len.
@@ -535,7 +547,7 @@ macro_rules! export_extension {
             // SAFETY: strata calls this entry point with the arguments
             // strata_abi::InitFn describes.
             unsafe {
-                $crate::__init_object_entry(
+                $crate::init_object(
                     &__STRATA_SLOT,
                     __STRATA_NAME,
                     host,
@@ -571,30 +583,6 @@ macro_rules! __concat_nul {
         };
         &B
     }};
-}
-
-/// Called by [`export_extension!`]'s entry point, with strata's arguments.
-///
-/// # Safety
-/// As [`init_object`].
-#[doc(hidden)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn __init_object_entry<E: Extension>(
-    slot: &'static Slot<E>,
-    name: &'static [u8],
-    host: *const abi::Host,
-    args: *const u8,
-    args_len: usize,
-    out: *mut abi::ExtDesc,
-    err: *mut u8,
-    err_len: usize,
-) -> i32 {
-    if host.is_null() || out.is_null() || err.is_null() || (args.is_null() && args_len != 0) {
-        return 1;
-    }
-    // SAFETY: strata calls strata_ext_init with the arguments InitFn
-    // describes (checked for null above).
-    unsafe { init_object(slot, name, host, args, args_len, out, err, err_len) }
 }
 
 #[cfg(feature = "cdylib")]

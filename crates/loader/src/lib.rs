@@ -6,10 +6,15 @@
 //! a reason ([`LoadError`]). The launcher uses the same checks to reject bad
 //! input before anything starts, so both report identical reasons.
 //!
+//! Extension objects (`--ext ./libname.so`) are checked by [`extobj`], for
+//! the launcher and for strata-rt's own loader alike.
+//!
 //! No I/O, no allocation, no unsafe: the fuzz target (`fuzz/`) drives [`plan`]
 //! and [`classify`] with arbitrary bytes.
 #![no_std]
 #![forbid(unsafe_code)]
+
+pub mod extobj;
 
 use object::elf;
 
@@ -169,6 +174,15 @@ impl Segment {
     /// End (exclusive, page-aligned) of the whole segment in memory.
     pub fn map_end(&self) -> u64 {
         page_up(self.vaddr + self.memsz)
+    }
+    /// Whether `[vaddr, vaddr + len)` lies in the segment's memory.
+    pub fn holds(&self, vaddr: u64, len: u64) -> bool {
+        vaddr >= self.vaddr && vaddr - self.vaddr <= self.memsz && len <= self.memsz - (vaddr - self.vaddr)
+    }
+    /// Whether the last file page is partly zero-filled memory (`.bss`),
+    /// which a loader must clear by hand after mapping the file.
+    pub fn partial_page(&self) -> bool {
+        self.memsz > self.filesz && self.filesz > 0 && !(self.vaddr + self.filesz).is_multiple_of(PAGE)
     }
 }
 

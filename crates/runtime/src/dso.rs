@@ -2,60 +2,31 @@
 //!
 //! An extension object is a shared object built without libc. strata maps it
 //! into the process itself (there is no ld.so to ask, and the program's may
-//! not even exist), so only what such an object needs is supported:
+//! not even exist). What such an object may be and hold, and every check on
+//! it, is `strata_loader::extobj`, which the launcher
+//! (`strata_cli::extobj::check`) uses too, so a bad object is normally
+//! refused there, before the program starts, with the same reasons. This
+//! module does what touches memory: it maps the file read-only for those
+//! checks, maps the segments, applies the relocations the checks list, and
+//! calls the initializers and `strata_ext_init` (a [`strata_abi::InitFn`]).
+//! Undefined symbols resolve to strata's own `memcpy`, `memmove`, `memset`,
+//! `memcmp`, `bcmp` and `strlen` (`mem.rs`).
 //!
-//! - ELF64, x86-64, `ET_DYN`; no `PT_TLS`, no `DT_NEEDED`, no `DF_STATIC_TLS`;
-//!   `PT_LOAD` segments in address order, each on pages of its own, none both
-//!   writable and executable;
-//! - relocations `R_X86_64_RELATIVE`, `R_X86_64_64`, `R_X86_64_GLOB_DAT`,
-//!   `R_X86_64_JUMP_SLOT` (all bound at load time) and `R_X86_64_NONE`, in
-//!   `DT_RELA`/`DT_JMPREL` tables, plus packed relative relocations
-//!   (`DT_RELR`);
-//! - undefined symbols: only `memcpy`, `memmove`, `memset`, `memcmp`, `bcmp`
-//!   and `strlen`, which strata provides (`mem.rs`); other weak undefined
-//!   symbols resolve to 0;
-//! - exported `strata_ext_abi_version` (a `u32` compatible with this strata's
-//!   ABI) and `strata_ext_init` (a [`strata_abi::InitFn`]).
-//!
-//! The launcher (`strata_cli::extobj::check`) makes the same checks on the
-//! same rules before the program starts, so a bad object is normally refused
-//! there with the same reasons.
-//!
-//! Every table is read from a read-only mapping of the file with bounds
-//! checks (a malformed file gives an error, never a fault); nothing
-//! allocates. No page is ever writable and executable at once: segments with
-//! relocations or a partial last page are mapped read-write (without
-//! execute), fixed up, then given their final protection.
+//! Nothing allocates. No page is ever writable and executable at once:
+//! segments with relocations or a partial last page are mapped read-write
+//! (without execute), fixed up, then given their final protection.
 
 use crate::sys::{self, Sysno};
 use core::fmt::{self, Write};
-use object::elf;
-use object::read::elf::{FileHeader as _, ProgramHeader as _};
-use object::LittleEndian as LE;
 use strata_abi::{ExtDesc, Host, InitFn};
+use strata_loader::extobj::{ExtObj, Problem, MAX_SEGMENTS};
+use strata_loader::{page_up, Segment, PAGE};
 
-type Header = elf::FileHeader64<LE>;
-type Sym = elf::Sym64<LE>;
-
-const PAGE: u64 = 4096;
-const PROT_EXEC: usize = 4;
-/// The most `PT_LOAD` segments an extension object may have.
-const MAX_SEGMENTS: usize = 16;
-/// Segments must end below this address (before the load bias): it keeps all
-/// address arithmetic far from overflow.
-const MAX_VADDR: u64 = 1 << 40;
 /// Size of the error buffer `strata_ext_init` gets.
 const ERR_LEN: usize = 256;
 
-// Packed relative relocations (not in `object::elf` 0.36).
-const DT_RELRSZ: u32 = 35;
-const DT_RELR: u32 = 36;
-const DT_RELRENT: u32 = 37;
-
-/// The names strata resolves undefined symbols against.
-const PROVIDED: &str = "memcpy, memmove, memset, memcmp, bcmp, strlen";
-
-/// Address of strata's implementation of `name`, for an undefined symbol.
+/// Address of strata's implementation of `name`, for an undefined symbol
+/// (one of `strata_abi::HOST_SYMBOLS`).
 fn provided(name: &[u8]) -> Option<u64> {
     let a = match name {
         b"memcpy" => crate::mem::memcpy as *const () as usize,
@@ -75,34 +46,14 @@ enum Error<'a> {
     Sys(&'static str, isize),
     /// The whole message.
     Bad(&'static str),
-    /// "malformed ELF: ..." with what is wrong.
-    Malformed(&'static str),
-    Class32,
-    BigEndian,
-    Machine(u16),
-    NotShared(u16),
-    Needed(&'a [u8]),
-    Undefined(&'a [u8]),
-    Ifunc(&'a [u8]),
-    Relocation(u32),
-    Missing(&'static str),
-    Version(u32),
+    /// What is wrong with the file's contents.
+    Problem(Problem),
     InitFailed(&'a [u8]),
 }
 
-/// A name from the file, shown with anything but printable ASCII as `?`
-/// (so that the message stays one line of text), cut at 64 bytes.
-struct Name<'a>(&'a [u8]);
-
-impl fmt::Display for Name<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for &c in self.0.iter().take(64) {
-            f.write_char(if c.is_ascii_graphic() { c as char } else { '?' })?;
-        }
-        if self.0.len() > 64 {
-            f.write_str("...")?;
-        }
-        Ok(())
+impl From<Problem> for Error<'_> {
+    fn from(p: Problem) -> Self {
+        Error::Problem(p)
     }
 }
 
@@ -111,37 +62,7 @@ impl fmt::Display for Error<'_> {
         match self {
             Error::Sys(what, e) => write!(f, "cannot {what}: {}", crate::out::strerror(*e)),
             Error::Bad(why) => f.write_str(why),
-            Error::Malformed(why) => write!(f, "malformed ELF file: {why}"),
-            Error::Class32 => f.write_str("32-bit ELF; extension objects must be x86-64 shared objects"),
-            Error::BigEndian => f.write_str("big-endian ELF; extension objects must be x86-64 shared objects"),
-            Error::Machine(m) => write!(f, "ELF for another machine (e_machine {m}), not x86-64"),
-            Error::NotShared(t) => write!(f, "not an ELF shared object (e_type {t}; build with -shared)"),
-            Error::Needed(lib) => write!(
-                f,
-                "needs {} (DT_NEEDED): extension objects must be built without libc or other shared libraries \
-                 (link with -nostdlib)",
-                Name(lib)
-            ),
-            Error::Undefined(name) => write!(f, "undefined symbol {} (strata provides only {PROVIDED})", Name(name)),
-            Error::Ifunc(name) => write!(f, "symbol {} is an IFUNC, which strata does not support", Name(name)),
-            Error::Relocation(t) => write!(
-                f,
-                "unsupported relocation {} (type {t}); strata applies only R_X86_64_RELATIVE, R_X86_64_64, \
-                 R_X86_64_GLOB_DAT and R_X86_64_JUMP_SLOT",
-                reloc_name(*t)
-            ),
-            Error::Missing(sym) => write!(
-                f,
-                "no {sym} (an extension object defines and exports strata_ext_init and strata_ext_abi_version)"
-            ),
-            Error::Version(v) => write!(
-                f,
-                "built for strata ABI {}.{}, this strata has {}.{}",
-                v >> 16,
-                v & 0xffff,
-                strata_abi::VERSION_MAJOR,
-                strata_abi::VERSION_MINOR
-            ),
+            Error::Problem(p) => write!(f, "{p}"),
             Error::InitFailed(msg) => {
                 f.write_str("strata_ext_init failed: ")?;
                 if msg.is_empty() {
@@ -158,32 +79,6 @@ impl fmt::Display for Error<'_> {
                 Ok(())
             }
         }
-    }
-}
-
-/// The name of an x86-64 relocation type, for messages.
-fn reloc_name(t: u32) -> &'static str {
-    match t {
-        elf::R_X86_64_PC32 => "R_X86_64_PC32",
-        elf::R_X86_64_GOT32 => "R_X86_64_GOT32",
-        elf::R_X86_64_PLT32 => "R_X86_64_PLT32",
-        elf::R_X86_64_COPY => "R_X86_64_COPY",
-        elf::R_X86_64_GOTPCREL => "R_X86_64_GOTPCREL",
-        elf::R_X86_64_32 => "R_X86_64_32",
-        elf::R_X86_64_32S => "R_X86_64_32S",
-        elf::R_X86_64_16 => "R_X86_64_16",
-        elf::R_X86_64_8 => "R_X86_64_8",
-        elf::R_X86_64_DTPMOD64 => "R_X86_64_DTPMOD64",
-        elf::R_X86_64_DTPOFF64 => "R_X86_64_DTPOFF64",
-        elf::R_X86_64_TPOFF64 => "R_X86_64_TPOFF64",
-        elf::R_X86_64_TPOFF32 => "R_X86_64_TPOFF32",
-        elf::R_X86_64_PC64 => "R_X86_64_PC64",
-        elf::R_X86_64_SIZE32 => "R_X86_64_SIZE32",
-        elf::R_X86_64_SIZE64 => "R_X86_64_SIZE64",
-        elf::R_X86_64_TLSDESC => "R_X86_64_TLSDESC",
-        elf::R_X86_64_IRELATIVE => "R_X86_64_IRELATIVE",
-        elf::R_X86_64_RELATIVE64 => "R_X86_64_RELATIVE64",
-        _ => "of an unknown type",
     }
 }
 
@@ -216,547 +111,6 @@ fn report(err: &mut [u8; 256], e: &Error) -> usize {
 
 const fn page_down(v: u64) -> u64 {
     v & !(PAGE - 1)
-}
-
-/// Rounds up; callers keep `v` below [`MAX_VADDR`] (or a real address).
-const fn page_up(v: u64) -> u64 {
-    (v + PAGE - 1) & !(PAGE - 1)
-}
-
-/// One `PT_LOAD` segment.
-#[derive(Clone, Copy, Default)]
-struct Seg {
-    vaddr: u64,
-    memsz: u64,
-    offset: u64,
-    filesz: u64,
-    flags: u32,
-}
-
-impl Seg {
-    /// Final protection (PROT_* bits) from the segment's flags.
-    fn prot(&self) -> usize {
-        let mut p = 0;
-        if self.flags & elf::PF_R != 0 {
-            p |= sys::PROT_READ;
-        }
-        if self.flags & elf::PF_W != 0 {
-            p |= sys::PROT_WRITE;
-        }
-        if self.flags & elf::PF_X != 0 {
-            p |= PROT_EXEC;
-        }
-        p
-    }
-    fn map_start(&self) -> u64 {
-        page_down(self.vaddr)
-    }
-    fn map_end(&self) -> u64 {
-        page_up(self.vaddr + self.memsz)
-    }
-    /// Whether `[vaddr, vaddr + len)` lies in the segment's memory.
-    fn holds(&self, vaddr: u64, len: u64) -> bool {
-        vaddr >= self.vaddr && vaddr - self.vaddr <= self.memsz && len <= self.memsz - (vaddr - self.vaddr)
-    }
-    /// The last file page is partly `.bss`, which must be zeroed by hand.
-    fn partial_page(&self) -> bool {
-        self.memsz > self.filesz && self.filesz > 0 && !(self.vaddr + self.filesz).is_multiple_of(PAGE)
-    }
-}
-
-/// What the dynamic table says (addresses before the load bias).
-#[derive(Default)]
-struct Dynamic {
-    symtab: Option<u64>,
-    strtab: Option<u64>,
-    strsz: u64,
-    rela: Option<u64>,
-    relasz: u64,
-    jmprel: Option<u64>,
-    pltrelsz: u64,
-    relr: Option<u64>,
-    relrsz: u64,
-    hash: Option<u64>,
-    gnu_hash: Option<u64>,
-    init: Option<u64>,
-    init_array: Option<u64>,
-    init_arraysz: u64,
-    /// String-table offset of the first DT_NEEDED name.
-    needed: Option<u64>,
-}
-
-/// A parsed extension object: its headers and tables, read from the file.
-struct Obj<'a> {
-    data: &'a [u8],
-    segs: [Seg; MAX_SEGMENTS],
-    nsegs: usize,
-    /// PT_GNU_RELRO: address and size.
-    relro: Option<(u64, u64)>,
-    dynamic: Dynamic,
-    strtab: &'a [u8],
-    syms: &'a [Sym],
-}
-
-fn u32_at(b: &[u8], off: u64) -> Option<u32> {
-    let off = usize::try_from(off).ok()?;
-    let w = b.get(off..off.checked_add(4)?)?;
-    Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-}
-
-impl<'a> Obj<'a> {
-    fn segs(&self) -> &[Seg] {
-        &self.segs[..self.nsegs]
-    }
-
-    /// The file bytes at address `vaddr`, up to the end of its segment's
-    /// file part.
-    fn file_from(&self, vaddr: u64) -> Option<&'a [u8]> {
-        let s = self
-            .segs()
-            .iter()
-            .find(|s| vaddr >= s.vaddr && vaddr - s.vaddr < s.filesz)?;
-        let start = s.offset + (vaddr - s.vaddr);
-        let end = s.offset + s.filesz;
-        self.data.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
-    }
-
-    /// The `len` file bytes of an 8-byte aligned table at `vaddr` (the
-    /// alignment is checked whatever `object` itself requires).
-    fn table(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
-        if !vaddr.is_multiple_of(8) {
-            return None;
-        }
-        self.file_range(vaddr, len)
-    }
-
-    /// The `len` file bytes at address `vaddr`.
-    fn file_range(&self, vaddr: u64, len: u64) -> Option<&'a [u8]> {
-        if len == 0 {
-            return Some(&self.data[..0]); // (an aligned empty slice)
-        }
-        self.file_from(vaddr)?.get(..usize::try_from(len).ok()?)
-    }
-
-    /// Index of the segment whose memory holds `[vaddr, vaddr + len)`.
-    fn seg_index(&self, vaddr: u64, len: u64) -> Option<usize> {
-        self.segs().iter().position(|s| s.holds(vaddr, len))
-    }
-
-    fn in_code(&self, vaddr: u64) -> bool {
-        self.seg_index(vaddr, 1)
-            .is_some_and(|i| self.segs[i].flags & elf::PF_X != 0)
-    }
-
-    /// NUL-terminated string at `off` in the dynamic string table.
-    fn string(&self, off: u64) -> Result<&'a [u8], Error<'a>> {
-        let s = usize::try_from(off)
-            .ok()
-            .and_then(|o| self.strtab.get(o..))
-            .ok_or(Error::Malformed("a name lies outside the string table"))?;
-        let n = s
-            .iter()
-            .position(|&c| c == 0)
-            .ok_or(Error::Malformed("a name in the string table is not NUL-terminated"))?;
-        Ok(&s[..n])
-    }
-
-    fn name(&self, s: &Sym) -> Result<&'a [u8], Error<'a>> {
-        self.string(s.st_name.get(LE).into())
-    }
-
-    /// Checks the headers and reads the tables.
-    fn parse(data: &'a [u8]) -> Result<Obj<'a>, Error<'a>> {
-        if !data.starts_with(&elf::ELFMAG) {
-            return Err(Error::Bad("not an ELF shared object (no ELF header)"));
-        }
-        if data.len() < 64 {
-            return Err(Error::Malformed("truncated ELF header"));
-        }
-        match data[strata_loader::EI_CLASS] {
-            elf::ELFCLASS64 => {}
-            elf::ELFCLASS32 => return Err(Error::Class32),
-            _ => return Err(Error::Malformed("unknown ELF class")),
-        }
-        if data[strata_loader::EI_DATA] != elf::ELFDATA2LSB {
-            return Err(Error::BigEndian);
-        }
-        let h = Header::parse(data).map_err(|_| Error::Malformed("bad ELF header"))?;
-        let machine = h.e_machine.get(LE);
-        if machine != elf::EM_X86_64 {
-            return Err(Error::Machine(machine));
-        }
-        let ty = h.e_type.get(LE);
-        if ty != elf::ET_DYN {
-            return Err(Error::NotShared(ty));
-        }
-        if usize::from(h.e_phentsize.get(LE)) != core::mem::size_of::<elf::ProgramHeader64<LE>>() {
-            return Err(Error::Malformed("wrong program header size"));
-        }
-        if !h.e_phoff.get(LE).is_multiple_of(8) {
-            return Err(Error::Malformed("misaligned program headers"));
-        }
-        let phdrs = h
-            .program_headers(LE, data)
-            .map_err(|_| Error::Malformed("program headers lie outside the file"))?;
-
-        let mut o = Obj {
-            data,
-            segs: [Seg::default(); MAX_SEGMENTS],
-            nsegs: 0,
-            relro: None,
-            dynamic: Dynamic::default(),
-            strtab: &[],
-            syms: &[],
-        };
-        let mut dynamic = None;
-        for ph in phdrs {
-            match ph.p_type.get(LE) {
-                elf::PT_LOAD => {
-                    let s = Seg {
-                        vaddr: ph.p_vaddr.get(LE),
-                        memsz: ph.p_memsz.get(LE),
-                        offset: ph.p_offset.get(LE),
-                        filesz: ph.p_filesz.get(LE),
-                        flags: ph.p_flags.get(LE),
-                    };
-                    if s.memsz == 0 {
-                        continue;
-                    }
-                    o.add_segment(s)?;
-                }
-                elf::PT_TLS => {
-                    return Err(Error::Bad(
-                        "uses thread-local storage (PT_TLS), which extension objects cannot use",
-                    ))
-                }
-                elf::PT_DYNAMIC => {
-                    if !ph.p_offset.get(LE).is_multiple_of(8) {
-                        return Err(Error::Malformed("misaligned dynamic table"));
-                    }
-                    dynamic = ph
-                        .dynamic(LE, data)
-                        .map_err(|_| Error::Malformed("the dynamic table lies outside the file"))?;
-                }
-                elf::PT_GNU_RELRO => o.relro = Some((ph.p_vaddr.get(LE), ph.p_memsz.get(LE))),
-                _ => {}
-            }
-        }
-        if o.nsegs == 0 {
-            return Err(Error::Malformed("no loadable segment"));
-        }
-        if let Some((a, n)) = o.relro {
-            let (lo, hi) = (o.segs[0].map_start(), o.segs[o.nsegs - 1].map_end());
-            if a < lo || a > hi || n > hi - a {
-                return Err(Error::Malformed("PT_GNU_RELRO lies outside the loadable segments"));
-            }
-        }
-        let Some(dynamic) = dynamic else {
-            return Err(Error::Malformed("no dynamic table (PT_DYNAMIC)"));
-        };
-        o.read_dynamic(dynamic)?;
-        Ok(o)
-    }
-
-    fn add_segment(&mut self, s: Seg) -> Result<(), Error<'a>> {
-        if s.filesz > s.memsz {
-            return Err(Error::Malformed("a segment has more file bytes than memory bytes"));
-        }
-        if s.offset
-            .checked_add(s.filesz)
-            .is_none_or(|e| e > self.data.len() as u64)
-        {
-            return Err(Error::Malformed("a segment lies beyond the end of the file"));
-        }
-        if s.vaddr % PAGE != s.offset % PAGE {
-            return Err(Error::Malformed(
-                "a segment's address and file offset disagree modulo the page size",
-            ));
-        }
-        if s.vaddr.checked_add(s.memsz).is_none_or(|e| e > MAX_VADDR) {
-            return Err(Error::Malformed("a segment lies beyond the address range strata maps"));
-        }
-        if s.flags & elf::PF_W != 0 && s.flags & elf::PF_X != 0 {
-            return Err(Error::Bad(
-                "has a segment that is both writable and executable, which strata does not map",
-            ));
-        }
-        if let Some(prev) = self.segs().last() {
-            if s.map_start() < prev.map_end() {
-                return Err(Error::Malformed(
-                    "PT_LOAD segments overlap, share a page or are out of order",
-                ));
-            }
-        }
-        if self.nsegs == MAX_SEGMENTS {
-            return Err(Error::Malformed("too many PT_LOAD segments"));
-        }
-        self.segs[self.nsegs] = s;
-        self.nsegs += 1;
-        Ok(())
-    }
-
-    /// Walks the dynamic table and finds the string and symbol tables.
-    fn read_dynamic(&mut self, table: &[elf::Dyn64<LE>]) -> Result<(), Error<'a>> {
-        let d = &mut self.dynamic;
-        for e in table {
-            let (tag, val) = (e.d_tag.get(LE), e.d_val.get(LE));
-            let Ok(tag) = u32::try_from(tag) else {
-                continue;
-            };
-            match tag {
-                elf::DT_NULL => break,
-                elf::DT_NEEDED => {
-                    d.needed.get_or_insert(val);
-                }
-                elf::DT_SYMTAB => d.symtab = Some(val),
-                elf::DT_STRTAB => d.strtab = Some(val),
-                elf::DT_STRSZ => d.strsz = val,
-                elf::DT_SYMENT if val != core::mem::size_of::<Sym>() as u64 => {
-                    return Err(Error::Malformed("wrong symbol entry size (DT_SYMENT)"))
-                }
-                elf::DT_RELA => d.rela = Some(val),
-                elf::DT_RELASZ => d.relasz = val,
-                elf::DT_RELAENT if val != 24 => {
-                    return Err(Error::Malformed("wrong relocation entry size (DT_RELAENT)"))
-                }
-                elf::DT_JMPREL => d.jmprel = Some(val),
-                elf::DT_PLTRELSZ => d.pltrelsz = val,
-                elf::DT_PLTREL if val != u64::from(elf::DT_RELA) => {
-                    return Err(Error::Malformed("PLT relocations are not RELA (DT_PLTREL)"))
-                }
-                elf::DT_REL | elf::DT_RELSZ => {
-                    return Err(Error::Malformed("REL relocations (DT_REL); x86-64 objects use RELA"))
-                }
-                DT_RELR => d.relr = Some(val),
-                DT_RELRSZ => d.relrsz = val,
-                DT_RELRENT if val != 8 => return Err(Error::Malformed("wrong DT_RELRENT")),
-                elf::DT_HASH => d.hash = Some(val),
-                elf::DT_GNU_HASH => d.gnu_hash = Some(val),
-                elf::DT_INIT => d.init = Some(val),
-                elf::DT_INIT_ARRAY => d.init_array = Some(val),
-                elf::DT_INIT_ARRAYSZ => d.init_arraysz = val,
-                elf::DT_FLAGS if val & u64::from(elf::DF_STATIC_TLS) != 0 => {
-                    return Err(Error::Bad(
-                        "uses thread-local storage (DF_STATIC_TLS), which extension objects cannot use",
-                    ))
-                }
-                elf::DT_FLAGS_1 if val & u64::from(elf::DF_1_PIE) != 0 => {
-                    return Err(Error::Bad(
-                        "is a position-independent executable, not a shared object (build with -shared)",
-                    ))
-                }
-                _ => {}
-            }
-        }
-        let (Some(strtab), Some(symtab)) = (self.dynamic.strtab, self.dynamic.symtab) else {
-            return Err(Error::Malformed("no dynamic symbol or string table"));
-        };
-        self.strtab = self
-            .file_range(strtab, self.dynamic.strsz)
-            .ok_or(Error::Malformed("the string table lies outside the file's segments"))?;
-        if let Some(off) = self.dynamic.needed {
-            return Err(Error::Needed(self.string(off)?));
-        }
-        let count = self.symbol_count()?;
-        let bytes = self
-            .table(symtab, count.saturating_mul(core::mem::size_of::<Sym>() as u64))
-            .ok_or(Error::Malformed(
-                "the symbol table is misaligned or lies outside the file's segments",
-            ))?;
-        self.syms =
-            object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("the symbol table is misaligned"))?;
-        Ok(())
-    }
-
-    /// How many dynamic symbols there are: DT_HASH's nchain, or the end of
-    /// the longest DT_GNU_HASH chain.
-    fn symbol_count(&self) -> Result<u64, Error<'a>> {
-        const BAD: Error<'static> = Error::Malformed("bad DT_GNU_HASH table");
-        if let Some(h) = self.dynamic.hash {
-            let t = self.file_from(h).ok_or(Error::Malformed("bad DT_HASH table"))?;
-            return u32_at(t, 4).map(u64::from).ok_or(Error::Malformed("bad DT_HASH table"));
-        }
-        let Some(g) = self.dynamic.gnu_hash else {
-            return Err(Error::Malformed(
-                "no DT_HASH or DT_GNU_HASH table to size the symbol table",
-            ));
-        };
-        let t = self.file_from(g).ok_or(BAD)?;
-        let nbuckets = u64::from(u32_at(t, 0).ok_or(BAD)?);
-        let symoffset = u64::from(u32_at(t, 4).ok_or(BAD)?);
-        let bloom = u64::from(u32_at(t, 8).ok_or(BAD)?);
-        let buckets = 16 + bloom * 8;
-        let chains = buckets + nbuckets * 4;
-        if chains > t.len() as u64 {
-            return Err(BAD);
-        }
-        let mut last = 0u64;
-        for i in 0..nbuckets {
-            last = last.max(u64::from(u32_at(t, buckets + 4 * i).ok_or(BAD)?));
-        }
-        if last == 0 {
-            return Ok(symoffset);
-        }
-        if last < symoffset {
-            return Err(BAD);
-        }
-        loop {
-            let v = u32_at(t, chains + 4 * (last - symoffset)).ok_or(BAD)?;
-            last += 1;
-            if v & 1 != 0 {
-                return Ok(last);
-            }
-        }
-    }
-
-    /// Address a relocation of symbol `idx` refers to, with load bias `base`.
-    fn resolve(&self, idx: u32, base: u64) -> Result<u64, Error<'a>> {
-        if idx == 0 {
-            return Ok(0);
-        }
-        let s = self
-            .syms
-            .get(idx as usize)
-            .ok_or(Error::Malformed("a relocation names a symbol beyond the symbol table"))?;
-        let shndx = s.st_shndx.get(LE);
-        if shndx != elf::SHN_UNDEF {
-            return match s.st_type() {
-                elf::STT_GNU_IFUNC => Err(Error::Ifunc(self.name(s)?)),
-                elf::STT_TLS => Err(Error::Bad(
-                    "uses thread-local storage (a TLS symbol), which extension objects cannot use",
-                )),
-                _ if shndx == elf::SHN_ABS => Ok(s.st_value.get(LE)),
-                _ => Ok(base.wrapping_add(s.st_value.get(LE))),
-            };
-        }
-        let name = self.name(s)?;
-        if let Some(a) = provided(name) {
-            return Ok(a);
-        }
-        if s.st_bind() == elf::STB_WEAK {
-            return Ok(0);
-        }
-        Err(Error::Undefined(name))
-    }
-
-    /// Every undefined symbol must be one strata provides (or weak).
-    fn check_undefined(&self) -> Result<(), Error<'a>> {
-        for s in self.syms.iter().skip(1) {
-            if s.st_shndx.get(LE) == elf::SHN_UNDEF && s.st_bind() != elf::STB_WEAK {
-                let name = self.name(s)?;
-                if provided(name).is_none() {
-                    return Err(Error::Undefined(name));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Decodes every relocation and calls `apply(address, value)`: the 8-byte
-    /// value to store, computed with load bias `base`, and where (an address
-    /// before the bias).
-    fn relocations(
-        &self,
-        base: u64,
-        mut apply: impl FnMut(u64, u64) -> Result<(), Error<'a>>,
-    ) -> Result<(), Error<'a>> {
-        let d = &self.dynamic;
-        for (addr, size) in [(d.rela, d.relasz), (d.jmprel, d.pltrelsz)] {
-            let Some(addr) = addr else {
-                continue;
-            };
-            const BAD: Error<'static> =
-                Error::Malformed("a relocation table is misaligned or lies outside the file's segments");
-            let bytes = self.table(addr, size).ok_or(BAD)?;
-            let relas: &[elf::Rela64<LE>] =
-                object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("bad relocation table size"))?;
-            for r in relas {
-                let (ty, sym) = (r.r_type(LE, false), r.r_sym(LE, false));
-                let addend = r.r_addend.get(LE) as u64;
-                let value = match ty {
-                    elf::R_X86_64_NONE => continue,
-                    elf::R_X86_64_RELATIVE => base.wrapping_add(addend),
-                    elf::R_X86_64_64 => self.resolve(sym, base)?.wrapping_add(addend),
-                    elf::R_X86_64_GLOB_DAT | elf::R_X86_64_JUMP_SLOT => self.resolve(sym, base)?,
-                    t => return Err(Error::Relocation(t)),
-                };
-                apply(r.r_offset.get(LE), value)?;
-            }
-        }
-        if let Some(addr) = d.relr {
-            let bytes = self.table(addr, d.relrsz).ok_or(Error::Malformed(
-                "the DT_RELR table is misaligned or lies outside the file's segments",
-            ))?;
-            let entries: &[elf::Relr64<LE>] =
-                object::pod::slice_from_all_bytes(bytes).map_err(|_| Error::Malformed("bad DT_RELR table size"))?;
-            let mut relative = |at: u64| {
-                // The addend is the word stored in the file at the address.
-                let word = self.file_range(at, 8).ok_or(Error::Malformed(
-                    "a DT_RELR relocation lies outside the file's segments",
-                ))?;
-                let mut w = [0u8; 8];
-                w.copy_from_slice(word);
-                apply(at, base.wrapping_add(u64::from_le_bytes(w)))
-            };
-            relr(entries, &mut relative)?;
-        }
-        Ok(())
-    }
-
-    /// The exported, defined symbol `name`.
-    fn export(&self, name: &'static str) -> Result<&'a Sym, Error<'a>> {
-        let syms = self.syms;
-        for s in syms.iter().skip(1) {
-            let visible = matches!(s.st_visibility(), elf::STV_DEFAULT | elf::STV_PROTECTED);
-            let global = matches!(s.st_bind(), elf::STB_GLOBAL | elf::STB_WEAK);
-            if s.st_shndx.get(LE) != elf::SHN_UNDEF && visible && global && self.name(s)? == name.as_bytes() {
-                return Ok(s);
-            }
-        }
-        Err(Error::Missing(name))
-    }
-
-    /// The u32 at address `vaddr` as the object is loaded (0 in `.bss`).
-    fn u32_in_image(&self, vaddr: u64) -> Result<u32, Error<'a>> {
-        let i = self.seg_index(vaddr, 4).ok_or(Error::Malformed(
-            "strata_ext_abi_version lies outside the loadable segments",
-        ))?;
-        let s = &self.segs[i];
-        if vaddr - s.vaddr >= s.filesz {
-            return Ok(0);
-        }
-        let b = self.file_range(vaddr, 4).ok_or(Error::Malformed(
-            "strata_ext_abi_version straddles the end of its segment's file bytes",
-        ))?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-}
-
-/// Calls `f` with every address of a packed relative relocation table: an
-/// even entry is an address, an odd one a bitmap of the 63 words after the
-/// last address or bitmap. (Address arithmetic wraps: a crafted table gives
-/// addresses that no segment holds, never an overflow.)
-fn relr<E>(entries: &[elf::Relr64<LE>], f: &mut impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
-    let mut next = 0u64;
-    for e in entries {
-        let e = e.0.get(LE);
-        if e & 1 == 0 {
-            f(e)?;
-            next = e.wrapping_add(8);
-        } else {
-            let mut bits = e >> 1;
-            let mut at = next;
-            while bits != 0 {
-                if bits & 1 != 0 {
-                    f(at)?;
-                }
-                bits >>= 1;
-                at = at.wrapping_add(8);
-            }
-            next = next.wrapping_add(63 * 8);
-        }
-    }
-    Ok(())
 }
 
 /// A descriptor closed on drop.
@@ -824,7 +178,7 @@ pub fn load(
         return Err(report(err, &Error::Sys("load", 21))); // EISDIR
     }
     if mode != 0o100000 {
-        return Err(report(err, &Error::Bad("not a regular file")));
+        return Err(report(err, &Problem::NotRegular.into()));
     }
     let size = st[6] as usize;
     if size < 64 {
@@ -859,50 +213,15 @@ fn load_from<'a>(
     out: &mut ExtDesc,
     ext_err: &'a mut [u8; ERR_LEN],
 ) -> Result<(), Error<'a>> {
-    let o = Obj::parse(data)?;
-    o.check_undefined()?;
-    let version = o.export(strata_abi::VERSION_SYMBOL)?;
-    let init = o.export(strata_abi::ENTRY_SYMBOL)?;
-    let v = o.u32_in_image(version.st_value.get(LE))?;
-    if !strata_abi::compatible(v) {
-        return Err(Error::Version(v));
-    }
-    let init_at = init.st_value.get(LE);
-    if !o.in_code(init_at) {
-        return Err(Error::Bad("strata_ext_init is not code (not in an executable segment)"));
-    }
-    if o.dynamic.init.is_some_and(|a| !o.in_code(a)) {
-        return Err(Error::Malformed("DT_INIT is not in an executable segment"));
-    }
-    let init_array = match o.dynamic.init_array {
-        Some(a) => {
-            let n = o.dynamic.init_arraysz;
-            match o.seg_index(a, n) {
-                Some(i) if n.is_multiple_of(8) => {
-                    // Filled by relocations, read after them.
-                    if o.segs[i].flags & elf::PF_R == 0 {
-                        return Err(Error::Malformed("DT_INIT_ARRAY is not readable"));
-                    }
-                    Some((a, n / 8))
-                }
-                _ => return Err(Error::Malformed("DT_INIT_ARRAY lies outside the loadable segments")),
-            }
-        }
-        None => None,
+    let o = ExtObj::parse(data)?;
+    let checked = o.check()?;
+    let segs = o.segments();
+    let (Some(first), Some(last)) = (segs.first(), segs.last()) else {
+        return Err(Problem::Malformed("no loadable segment").into());
     };
 
-    // Which segments relocation writes to (and that every target is in one).
-    let mut written = [false; MAX_SEGMENTS];
-    o.relocations(0, |at, _| {
-        let i = o
-            .seg_index(at, 8)
-            .ok_or(Error::Malformed("a relocation lies outside the loadable segments"))?;
-        written[i] = true;
-        Ok(())
-    })?;
-
-    let lo = o.segs[0].map_start();
-    let span = (o.segs[o.nsegs - 1].map_end() - lo) as usize;
+    let lo = first.map_start();
+    let span = (last.map_end() - lo) as usize;
     // SAFETY: a fresh PROT_NONE reservation at a kernel-chosen address.
     let r = unsafe {
         sys::sc(
@@ -924,29 +243,32 @@ fn load_from<'a>(
     };
     let base = (image.addr as u64).wrapping_sub(lo);
 
-    // Map: segments that are written now are read-write (never executable).
+    // Map: segments that relocations write to are read-write now (never
+    // executable).
     let mut load_prot = [0usize; MAX_SEGMENTS];
-    for (i, s) in o.segs().iter().enumerate() {
-        load_prot[i] = if written[i] || s.partial_page() {
+    for (i, s) in segs.iter().enumerate() {
+        load_prot[i] = if checked.relocated[i] || s.partial_page() {
             sys::PROT_READ | sys::PROT_WRITE
         } else {
-            s.prot()
+            s.prot as usize
         };
         map_segment(fd, base, s, load_prot[i])?;
     }
-    o.relocations(base, |at, value| {
-        // SAFETY: the first pass checked that [at, at + 8) lies in a
-        // segment, and that segment is mapped read-write in our
-        // reservation; no one else knows about this memory yet.
-        unsafe { core::ptr::write_unaligned((base + at) as usize as *mut u64, value) };
+    o.relocations(|r| -> Result<(), Error<'a>> {
+        let value = r.value(base, provided)?;
+        // SAFETY: `relocations` checked that [offset, offset + 8) lies in
+        // segment `r.segment`, which `check` listed as relocated, so it is
+        // mapped read-write in our reservation; no one else knows about
+        // this memory yet.
+        unsafe { core::ptr::write_unaligned((base + r.offset) as usize as *mut u64, value) };
         Ok(())
     })?;
-    for (i, s) in o.segs().iter().enumerate() {
-        if load_prot[i] != s.prot() {
-            protect(base + s.map_start(), s.map_end() - s.map_start(), s.prot())?;
+    for (i, s) in segs.iter().enumerate() {
+        if load_prot[i] != s.prot as usize {
+            protect(base + s.map_start(), s.map_end() - s.map_start(), s.prot as usize)?;
         }
     }
-    if let Some((a, n)) = o.relro {
+    if let Some((a, n)) = o.relro() {
         let (start, end) = (page_down(base + a), page_down(base + a + n));
         if end > start {
             protect(start, end - start, sys::PROT_READ)?;
@@ -956,22 +278,22 @@ fn load_from<'a>(
     // The initializers, checked before any of them runs.
     let mut inits = [0u64; 64];
     let mut ninits = 0;
-    if let Some(a) = o.dynamic.init {
+    if let Some(a) = checked.init {
         inits[0] = base + a;
         ninits = 1;
     }
-    if let Some((a, n)) = init_array {
+    if let Some((a, n)) = checked.init_array {
         for k in 0..n {
             // SAFETY: [a, a + 8n) lies in a readable, mapped and relocated
-            // segment (checked above).
+            // segment (checked by `check`).
             let f = unsafe { core::ptr::read_unaligned((base + a + 8 * k) as usize as *const u64) };
             if f == 0 || f == u64::MAX {
                 continue;
             }
             if !o.in_code(f.wrapping_sub(base)) {
-                return Err(Error::Malformed(
-                    "an initializer (DT_INIT_ARRAY) is not in an executable segment",
-                ));
+                return Err(
+                    Problem::Malformed("an initializer (DT_INIT_ARRAY) is not in an executable segment").into(),
+                );
             }
             if ninits == inits.len() {
                 return Err(Error::Bad("has more than 64 initializers"));
@@ -993,9 +315,9 @@ fn load_from<'a>(
         }
     }
     // SAFETY: `strata_ext_init` lies in an executable segment of the loaded
-    // object, and an extension object's `strata_ext_init` is an `InitFn` by
-    // the ABI's definition.
-    let entry = unsafe { core::mem::transmute::<usize, InitFn>((base + init_at) as usize) };
+    // object (checked by `check`), and an extension object's
+    // `strata_ext_init` is an `InitFn` by the ABI's definition.
+    let entry = unsafe { core::mem::transmute::<usize, InitFn>((base + checked.entry) as usize) };
     let rc = entry(host, args.as_ptr(), args.len(), out, ext_err.as_mut_ptr(), ERR_LEN);
     if rc != 0 {
         let n = ext_err.iter().position(|&c| c == 0).unwrap_or(ERR_LEN);
@@ -1014,7 +336,7 @@ fn protect(addr: u64, len: u64, prot: usize) -> Result<(), Error<'static>> {
 }
 
 /// Maps segment `s` of the file at load bias `base` with protection `prot`.
-fn map_segment(fd: &Fd, base: u64, s: &Seg, prot: usize) -> Result<(), Error<'static>> {
+fn map_segment(fd: &Fd, base: u64, s: &Segment, prot: usize) -> Result<(), Error<'static>> {
     let start = base + s.map_start();
     let pageoff = s.vaddr % PAGE;
     let file_end = base + s.vaddr + s.filesz;

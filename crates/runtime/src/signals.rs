@@ -85,8 +85,31 @@ fn install_guard(i: usize, virt: &KSigaction) -> isize {
     let act = guard_action();
     // SAFETY: installing strata's guard handler from a local.
     let r = unsafe { sys::sc(Sysno::rt_sigaction, &[FAULT_SIGS[i], &act as *const _ as usize, 0, 8]) };
-    GUARD_ON[i].store((r == 0) as u64, Ordering::Release);
+    set_guard_on(i, r == 0);
     r
+}
+
+/// Records whether the guard is installed for guarded signal `i`, and keeps
+/// SIGSYS's handler mask in step: a guarded signal stays deliverable inside
+/// strata's handler (so a fault in an extension reaches the guard); an
+/// unguarded one is blocked there, as every other signal is (the program's
+/// own handler must never run nested inside strata's).
+fn set_guard_on(i: usize, on: bool) {
+    let was = GUARD_ON[i].swap(on as u64, Ordering::AcqRel) != 0;
+    if was != on {
+        install_sigsys_action();
+    }
+}
+
+/// The mask strata's SIGSYS handler runs with.
+fn sigsys_handler_mask() -> u64 {
+    let mut m = !0u64;
+    for (i, &sig) in FAULT_SIGS.iter().enumerate() {
+        if GUARD_ON[i].load(Ordering::Acquire) != 0 {
+            m &= !fault_bit(sig);
+        }
+    }
+    m
 }
 
 /// Installs the guard for every fault signal left at its default action
@@ -108,15 +131,26 @@ pub fn install_fault_guards() {
 /// Called by the kernel only, with valid `info` and `uc` pointers.
 unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UContext) {
     // SAFETY: the kernel passes valid pointers into the signal frame.
-    let (info, uc) = unsafe { (&*info, &*uc) };
-    if crate::stack::in_layer() && info.code > 0 {
+    let (info, uc) = unsafe { (&*info, &mut *uc) };
+    let in_layer = crate::stack::in_layer();
+    if in_layer && info.code > 0 {
         crate::stack::fault(sig, info.f0, uc.gregs[reg::RIP]);
+    }
+    let sig = sig as usize;
+    if in_layer || crate::image::overlaps_image(uc.gregs[reg::RIP] as usize, 1) {
+        // A signal sent while strata's handler runs (e.g. the program's own
+        // tgkill, passed through): hold it until the handler returns to the
+        // program, which then gets it as it would have natively.
+        uc.sigmask |= fault_bit(sig);
+        // SAFETY: signalling our own thread; it stays pending (blocked
+        // once this handler returns into strata's).
+        unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
+        return;
     }
     // The program's own fault (or a signal sent to it) with the default
     // action: give it that action and let it happen again.
-    let sig = sig as usize;
     if let Some(i) = guard_index(sig) {
-        GUARD_ON[i].store(0, Ordering::Release);
+        set_guard_on(i, false);
     }
     let dfl = KSigaction::default();
     // SAFETY: restoring the default action from a local.
@@ -140,13 +174,15 @@ pub fn install_sigsys_handler() {
             ..Default::default()
         });
     }
+    install_sigsys_action();
+}
+
+fn install_sigsys_action() {
     let act = KSigaction {
         handler: crate::asm::strata_sigsys_entry as *const () as u64,
         flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
         restorer: crate::asm::strata_restorer as *const () as u64,
-        // Faults stay deliverable: one inside an extension reaches the guard
-        // (a blocked fault would kill the process without a word).
-        mask: !FAULT_MASK,
+        mask: sigsys_handler_mask(),
     };
     // SAFETY: installing our handler with our restorer.
     unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, &act as *const _ as usize, 0, 8]) };
@@ -246,7 +282,7 @@ fn fault_sigaction(i: usize, new: Option<KSigaction>, oact_p: usize) -> isize {
             if r < 0 {
                 return r;
             }
-            GUARD_ON[i].store(0, Ordering::Release);
+            set_guard_on(i, false);
         }
         None => {}
     }
