@@ -121,6 +121,16 @@ def test_faulty_extension_in_ok_mode_passes_calls_on(c_objects):
     assert (r.status, r.stdout) == (0, b"True\n"), r.show()
 
 
+def test_signal_upcall_can_suppress_a_delivery(c_objects):
+    prog = ["python3", "-S", "-c", "import os, signal\n"
+            "signal.signal(signal.SIGSYS, lambda *a: print('handled'))\n"
+            "os.kill(os.getpid(), signal.SIGSYS); print('end')"]
+    r = run(strata("--ext", f"{c_objects['faulty']}:ok") + prog, env=ENV)
+    assert (r.status, r.stdout) == (0, b"handled\nend\n"), r.show()
+    r = run(strata("--ext", f"{c_objects['faulty']}:nsys") + prog, env=ENV)
+    assert (r.status, r.stdout) == (0, b"end\n"), r.show()
+
+
 def bad_objects(tmp_path: Path) -> dict:
     src = tmp_path / "x.c"
     src.write_text('#include "strata.h"\n'

@@ -98,6 +98,13 @@ pub trait Extension: Sync + Sized + 'static {
 
     /// The process is exiting with wait status `status`.
     fn exit(&self, _status: i32) {}
+
+    /// strata is about to run the program's handler for signal `sig`, which
+    /// strata delivers itself (today: SIGSYS, which strata virtualizes);
+    /// `info` is the 128-byte siginfo. Return true to suppress the delivery.
+    fn signal(&self, _sig: i32, _info: &[u8; 128]) -> bool {
+        false
+    }
 }
 
 /// The rest of the stack, below this layer.
@@ -388,7 +395,7 @@ pub fn describe<E: Extension>(e: &'static E, name: &'static [u8]) -> abi::ExtDes
         exec_commit: Some(exec_tramp::<E>),
         task_start: Some(task_tramp::<E>),
         exit: Some(exit_tramp::<E>),
-        signal: None,
+        signal: Some(signal_tramp::<E>),
     }
 }
 
@@ -415,6 +422,15 @@ extern "C" fn exit_tramp<E: Extension>(state: *mut c_void, status: i32) {
     // SAFETY: as in call_tramp.
     let e = unsafe { &*(state as *const E) };
     e.exit(status)
+}
+
+extern "C" fn signal_tramp<E: Extension>(state: *mut c_void, sig: i32, info: *const u8) -> i32 {
+    if info.is_null() {
+        return 0;
+    }
+    // SAFETY: as in call_tramp; strata passes a 128-byte siginfo.
+    let (e, info) = unsafe { (&*(state as *const E), &*(info as *const [u8; 128])) };
+    e.signal(sig, info) as i32
 }
 
 /// Storage for the one instance of an extension in a shared object.

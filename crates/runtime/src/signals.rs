@@ -576,6 +576,10 @@ pub fn deliver_pending(t: &mut Thread, uc: &mut UContext) {
 /// returns: builds the frame the kernel would on the program's stack (or its
 /// alternate stack), with strata's restorer as the return address.
 fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigaction) {
+    // The layers' signal upcall may suppress the delivery.
+    if crate::stack::signal(info) {
+        return;
+    }
     let sig = info.signo as u64;
     let sp0 = uc.gregs[reg::RSP];
     let alt = t.prog_altstack;

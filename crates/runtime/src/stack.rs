@@ -209,6 +209,21 @@ pub fn exit(status: i32) {
     }
 }
 
+/// strata is about to run a program handler for a signal it delivers itself
+/// (the virtual SIGSYS): every layer's `signal` upcall, top first; true
+/// when one of them suppresses the delivery.
+pub fn signal(info: &crate::sys::SigInfo) -> bool {
+    for i in 0..stack().n {
+        if let Some(f) = desc(i).signal {
+            let p = info as *const crate::sys::SigInfo as *const u8;
+            if f(desc(i).state, info.signo, p) == 1 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// A clone is about to make a second task.
 pub fn note_multi_task() {
     if let Some(w) = session_word(counts::MULTI_TASK_WORD) {
