@@ -312,16 +312,17 @@ pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
         npaths: 0,
         paths: [PathSlot::default(); crate::MAX_PATHS],
     };
-    let Some(&(_, name, op, specs)) = row(nr) else {
+    let Some(&(_, _, op, specs)) = row(nr) else {
         return d;
     };
-    d.op = match (op, name) {
-        (Op::MemAlloc, "mmap") if args[3] & MAP_ANONYMOUS == 0 => Op::StreamMap,
-        (Op::ProcessCreate, "clone") if args[0] & CLONE_THREAD != 0 => Op::ThreadCreate,
-        (Op::SyncWait, "futex") if matches!(args[1] & 0x7f, 1 | 3 | 4 | 5 | 11) => Op::SyncWake,
-        (Op::StreamAttrByName, "newfstatat") if args[3] & AT_EMPTY_PATH != 0 => Op::StreamAttrByHandle,
-        (Op::StreamAttrByName, "statx") if args[2] & AT_EMPTY_PATH != 0 => Op::StreamAttrByHandle,
-        (op, _) => op,
+    // (Numbers, not names: this runs for every call a layer sees.)
+    d.op = match nr {
+        9 if args[3] & MAP_ANONYMOUS == 0 => Op::StreamMap, // mmap of a file
+        56 if args[0] & CLONE_THREAD != 0 => Op::ThreadCreate, // clone
+        202 if matches!(args[1] & 0x7f, 1 | 3 | 4 | 5 | 11) => Op::SyncWake, // futex wake ops
+        262 if args[3] & AT_EMPTY_PATH != 0 => Op::StreamAttrByHandle, // newfstatat(fd, "")
+        332 if args[2] & AT_EMPTY_PATH != 0 => Op::StreamAttrByHandle, // statx(fd, "")
+        _ => op,
     };
     for (slot, s) in d.paths.iter_mut().zip(specs) {
         let follow = match s.follow {
