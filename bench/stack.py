@@ -299,7 +299,7 @@ LAYERS = [0, 1, 4, 16]
 
 def exp_layers(a, strata, loop, floor_bin, timer, t_start, summary):
     n = a.getpid_n
-    configs = [("native", None)] + [(f"strata, {k} null layers", k) for k in LAYERS]
+    configs = [("native", None)] + [(f"strata, {k} null layer{'' if k == 1 else 's'}", k) for k in LAYERS]
     variants = []  # pairs (0 calls, n calls)
     for name, k in configs:
         pre = [] if k is None else [strata, "run"] + ["--ext", "null"] * k + ["--"]
@@ -352,8 +352,9 @@ def exp_layers(a, strata, loop, floor_bin, timer, t_start, summary):
     if slope is not None:
         slope_txt = (f"{slope:.1f} ns per call per extra layer from CPU time (least squares over {ks} layers; "
                      f"intercept {icpt:.0f} ns); from wall time {wslope:.1f} ns (intercept {wicpt:.0f} ns)")
-        s0 = {k: by[f"strata, {k} null layers / 0 calls"].med for k in ks}
-        slope_txt += (". Start-up (0 calls, wall): " + ", ".join(f"{k} layers {fmt_time(s0[k])}" for k in ks))
+        s0 = {k: by[f"{name} / 0 calls"].med for name, k in configs if k in ks}
+        slope_txt += (". Start-up (0 calls, wall): "
+                      + ", ".join(f"{k} layer{'' if k == 1 else 's'} {fmt_time(s0[k])}" for k in ks))
         summary.append(f"[1] ns/call CPU (wall): " + ", ".join(
             f"{'native' if k is None else f'{k}L'}={per_cpu[k]:.0f} ({per_wall[k]:.0f})"
             for _, k, m in rows if m is not None)
