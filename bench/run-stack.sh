@@ -2,15 +2,16 @@
 # Measures the cost of the extension stack, side by side in one run (bench/stack.py):
 #   1. per-layer cost: getpid loop natively and under 0, 1, 4, 16 `--ext null` layers
 #   2. tracing every call of dd bs=1: strata --trace against strace -f (with and
-#      without --seccomp-bpf)
+#      without --seccomp-bpf), also pinned to one CPU (taskset)
 #   3. path mapping: an import-heavy python3 and `tar cf /dev/null` through
-#      `--map` against proot -b (installed with apt-get when missing, if possible)
+#      `--map` against proot -b (installed with apt-get when missing, if possible),
+#      also pinned to one CPU
 #   4. composition: --trace + --map as two layers against a monolithic tracemap layer
 #      (a placeholder row while strata has none)
-# Writes bench/results/<date>-stack.md. About 5 minutes on 2 cores, most of it strace.
+# Writes bench/results/<date>-stack.md. About 8 minutes on 2 cores, most of it unpinned strace.
 #
 # Usage: bench/run-stack.sh [--only 1,2,3,4] [--getpid-n N] [--layer-rounds N]
-#            [--trace-rounds N] [--map-rounds N] [--tree-copies N] [--tracemap SPEC]
+#            [--trace-rounds N] [--strace-free-rounds N] [--map-rounds N] [--tree-copies N] [--tracemap SPEC]
 #            [--timer auto|hyperfine|python] [--out FILE]
 #   STRATA=/path/to/strata overrides target/release/strata.
 set -euo pipefail

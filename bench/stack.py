@@ -58,6 +58,8 @@ def parse_args():
     ap.add_argument("--getpid-n", type=int, default=1_000_000, help="getpid calls per loop run (default 1000000)")
     ap.add_argument("--layer-rounds", type=int, default=9, help="rounds of experiment 1 (default 9)")
     ap.add_argument("--trace-rounds", type=int, default=3, help="rounds of experiment 2 (default 3; strace is slow)")
+    ap.add_argument("--strace-free-rounds", type=int, default=2,
+                    help="of those, rounds that include the unpinned strace runs (default 2; up to a minute each)")
     ap.add_argument("--map-rounds", type=int, default=21, help="rounds of experiments 3 and 4 (default 21)")
     ap.add_argument("--tree-copies", type=int, default=4,
                     help="copies of crates/ (without target/) in the tar tree (default 4)")
@@ -127,6 +129,8 @@ class Variant:
     def __init__(self, name, argv, env=None, expect=None, note=None):
         self.name, self.argv, self.env, self.expect = name, argv, env, expect
         self.na = note  # reason it is left out, or None
+        self.smoke_argv = None  # a cheaper command to check it with, if any
+        self.rounds = None  # run in only this many rounds (spread evenly), if set
         self.times = []  # wall
         self.cpu = []  # user + system of the whole process tree
 
@@ -137,6 +141,14 @@ class Variant:
     @property
     def cmed(self):
         return statistics.median(self.cpu) if self.cpu else None
+
+
+def pin_cpu():
+    """One CPU this process may run on (for taskset -c)."""
+    try:
+        return min(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return 0
 
 
 def env_with(**kw):
@@ -152,7 +164,7 @@ def smoke(variants, what):
         if v.na or v.argv is None:
             continue
         t0 = time.perf_counter()
-        st, out, err = sh(v.argv, env=v.env)
+        st, out, err = sh(v.smoke_argv or v.argv, env=v.env)
         dt = time.perf_counter() - t0
         if st != 0:
             v.na = f"exit {st}" + (f": {err.decode(errors='replace').strip()[-200:]}" if err else "")
@@ -160,7 +172,7 @@ def smoke(variants, what):
             v.na = v.expect(out, err)
         elif v.expect is not None and out != v.expect:
             v.na = f"stdout differs: {out[:120]!r} instead of {v.expect[:120]!r}"
-        log(f"smoke {what}: {v.name:44} {v.na or 'ok'} ({dt:.2f}s)")
+        log(f"smoke {what}: {v.name:44} {v.na or 'ok'} ({dt:.2f}s{', short form' if v.smoke_argv else ''})")
 
 
 def timed(variants, rounds, timer, what, t_start):
@@ -170,6 +182,8 @@ def timed(variants, rounds, timer, what, t_start):
         order = live[k:] + live[:k]
         log(f"{what}: round {r + 1}/{rounds} ({time.monotonic() - t_start:.0f}s so far)")
         for v in order:
+            if v.rounds is not None and r not in {i * rounds // max(1, v.rounds) for i in range(min(v.rounds, rounds))}:
+                continue
             wall, cpu = timer(v.argv, v.env)
             v.times.append(wall)
             v.cpu.append(cpu)
@@ -430,27 +444,47 @@ def count_lines(p):
 def exp_trace(a, strata, work, timer, t_start, summary):
     tdir = work / "traces"
     tdir.mkdir()
-    f_strata, f_strace, f_seccomp = tdir / "strata.txt", tdir / "strace.txt", tdir / "strace-seccomp.txt"
     have_strace = shutil.which("strace")
+    have_taskset = shutil.which("taskset")
+    cpu = pin_cpu()
+    pin = ["taskset", "-c", str(cpu)]
+    no_strace = None if have_strace else "strace not installed"
+    files = {}
+
+    def tracer(name, argv_of_file, note=None, pinned=False):
+        f = tdir / f"{len(files)}.txt"
+        v = Variant(name + (f", pinned to CPU {cpu}" if pinned else ""), (pin if pinned else []) + argv_of_file(f),
+                    note=note or (None if have_taskset or not pinned else "taskset not installed"))
+        files[v.name] = f
+        return v
+
+    strata_t = lambda f: [strata, "run", "--trace", "-o", str(f), "--"] + DD
+    strace_t = lambda f: ["strace", "-f", "-o", str(f)] + DD
+    seccomp_t = lambda f: ["strace", "-f", "--seccomp-bpf", "-o", str(f)] + DD
     variants = [
         Variant("native", DD),
-        Variant("strata run --trace -o FILE", [strata, "run", "--trace", "-o", str(f_strata), "--"] + DD),
-        Variant("strace -f -o FILE", ["strace", "-f", "-o", str(f_strace)] + DD,
-                note=None if have_strace else "strace not installed"),
-        Variant("strace -f --seccomp-bpf -o FILE", ["strace", "-f", "--seccomp-bpf", "-o", str(f_seccomp)] + DD,
-                note=None if have_strace else "strace not installed"),
+        tracer("strata run --trace -o FILE", strata_t),
+        tracer("strace -f -o FILE", strace_t, no_strace),
+        tracer("strace -f --seccomp-bpf -o FILE", seccomp_t, no_strace),
+        tracer("strata run --trace -o FILE", strata_t, pinned=True),
+        tracer("strace -f -o FILE", strace_t, no_strace, pinned=True),
     ]
+    # Unpinned strace takes up to a minute a run here: check it on a short dd; the trace
+    # of its last timed run is counted below.
+    for v in variants[2:4]:
+        v.smoke_argv = v.argv[:-1] + ["count=2000"]
+        v.rounds = a.strace_free_rounds
     smoke(variants, "trace")
-    nlines = {v.name: count_lines(f) for v, f in zip(variants[1:], [f_strata, f_strace, f_seccomp]) if not v.na}
     seccomp_warn = ""
     if have_strace and not variants[3].na:
         err = sh(["strace", "-f", "--seccomp-bpf", "-o", "/dev/null", "true"])[2].decode(errors="replace").strip()
         if err:
             seccomp_warn = err.splitlines()[0]
     timed(variants, a.trace_rounds, timer, "trace", t_start)
+    nlines = {v.name: count_lines(files[v.name]) for v in variants[1:] if not v.na}
     base = variants[0].med
     cbase = variants[0].cmed
-    lines = ["| variant | wall time | ratio to native | CPU (user+sys, whole tree) | CPU ratio | trace lines (smoke run) |",
+    lines = ["| variant | wall time | ratio to native | CPU (user+sys, whole tree) | CPU ratio | trace lines (last run) |",
              "|---|---|---|---|---|---|"]
     for v in variants:
         if v.med is None:
@@ -463,32 +497,40 @@ def exp_trace(a, strata, work, timer, t_start, summary):
     summary.append("[2] dd trace: " + ", ".join(
         f"{v.name}={fmt_time(v.med)}" + (f" (×{v.med / base:.1f})" if v.med and v is not variants[0] else "")
         for v in variants))
-    sv = {v.name: v.med for v in variants}
-    st_, s1, s2 = sv["strata run --trace -o FILE"], sv["strace -f -o FILE"], sv["strace -f --seccomp-bpf -o FILE"]
+    st_, s1, s2, stp, s1p = (v.med for v in variants[1:])
     if st_ is None:
         interp = "strata --trace did not run (see left out below)."
     else:
         interp = f"Writing a full trace costs strata ×{st_ / base:.0f} of native on this call-bound workload"
-        fastest = min([x for x in (s1, s2) if x] or [None], key=lambda x: x or 0)
-        if fastest is None:
+        straces = [v for v in variants[2:] if v.med and v.name.startswith("strace")]
+        if not straces:
             interp += " (strace not measured)."
-        elif st_ < fastest:
-            sc = min(x.cmed for x in variants[2:] if x.cmed)
-            interp += (f", {fastest / st_:.1f}× less time than the faster strace variant ({sc / variants[1].cmed:.1f}× "
-                       "less CPU): a trap and an in-process formatter against two ptrace stops and context switches "
-                       "per call. ")
         else:
-            interp += (f" — **slower than strace** ({st_ / fastest:.2f}× the faster strace variant); "
-                       "see the notes of the run. ")
+            best = min(straces, key=lambda v: v.med)
+            mine = min((v for v in (variants[1], variants[4]) if v.med), key=lambda v: v.med)
+            if mine.med < best.med:
+                interp += (f"; its best time ({fmt_time(mine.med)}) is {best.med / mine.med:.1f}× less than the best "
+                           f"strace ({best.name}: {fmt_time(best.med)}), {best.cmed / mine.cmed:.1f}× less CPU: a trap "
+                           "and an in-process formatter against two ptrace stops per call. ")
+            else:
+                interp += (f" — **slower than strace** ({mine.med / best.med:.2f}× {best.name}); "
+                           "see the notes of the run. ")
+        if s1 and s1p:
+            interp += (f"strace depends heavily on scheduling: pinned to one CPU (tracer and tracee take turns "
+                       f"on it) it takes {fmt_time(s1p)}, against {fmt_time(s1)} when the scheduler may put them on "
+                       f"different CPUs (most likely a cross-CPU wake-up at every ptrace stop, which is expensive in "
+                       f"a VM); strata, in-process, does not care ({fmt_time(st_)} free, {fmt_time(stp)} pinned). ")
         if s1 and s2:
-            interp += (f"`--seccomp-bpf` cannot help when every call is traced (there is nothing to let through; "
-                       f"strace says so and traces as usual): {fmt_time(s2)} against {fmt_time(s1)}, "
-                       f"a difference of {abs(s2 / s1 - 1) * 100:.0f}%.")
+            interp += (f"`--seccomp-bpf` cannot help when every call is traced (nothing to let through; "
+                       f"strace says so and traces as usual): {fmt_time(s2)} against {fmt_time(s1)}.")
     note = f"\nstrace printed, for `--seccomp-bpf` without `-e`: `{seccomp_warn}`\n" if seccomp_warn else ""
     return f"""## 2. Tracing every call: `{' '.join(DD)}`
 
-{a.trace_rounds} rounds. FILE is a file in a temporary directory on the same file system for
-every tracer (overwritten each run). About 400,000 read/write calls.
+{a.trace_rounds} rounds ({min(a.strace_free_rounds, a.trace_rounds)} of them with the unpinned strace runs, which take up to
+a minute each). FILE is a file in a temporary directory on the same file system for
+every tracer (overwritten each run). About 400,000 read/write calls. "Pinned" runs the
+whole command under `taskset -c {pin_cpu()}` (tracer and program share one CPU); the others
+let the scheduler place them.
 
 {chr(10).join(lines)}
 {note}
@@ -572,6 +614,19 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
         Variant("tar: strata --map", [strata, "run", "--map", f"/src={tree}", "--", "tar", "cf", "/dev/null", "/src"]),
         Variant("tar: proot -b", ["proot", "-b", f"{tree}:/src", "tar", "cf", "/dev/null", "/src"], note=proot_note),
     ]
+    # The same two mapped runs pinned to one CPU: a ptrace tracer and its tracee then take
+    # turns on one CPU instead of waking each other across CPUs (see experiment 2).
+    pin = ["taskset", "-c", str(pin_cpu())]
+    no_pin = None if shutil.which("taskset") else "taskset not installed"
+    for w in ("python", "tar"):
+        for what in ("strata --map", "proot -b"):
+            v = next(x for x in variants if x.name == f"{w}: {what}")
+            variants.append(Variant(f"{v.name}, pinned", pin + v.argv, env=v.env, expect=v.expect,
+                                    note=v.na or no_pin))
+    order = ["python: native (real path)", "python: strata, 0 layers (real path)", "python: strata --map",
+             "python: proot -b", "python: strata --map, pinned", "python: proot -b, pinned"]
+    order += [n.replace("python:", "tar:") for n in order]
+    variants.sort(key=lambda v: order.index(v.name))
     # Smoke with -v (lists every member), so a mapping that hides files shows up.
     for v in variants:
         if v.argv[-3:-1] == ["cf", "/dev/null"] and not v.na:
@@ -605,8 +660,9 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
         helpers[key] = count_run("below", key, mapping, argv, env)
 
     timed(variants, a.map_rounds, timer, "map", t_start)
-    lines = ["| workload | time | native (real path) | strata, 0 layers (real path) | strata --map | proot -b |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| workload | time | native (real path) | strata, 0 layers (real path) | strata --map | proot -b "
+             f"| strata --map, pinned | proot -b, pinned |",
+             "|---|---|---|---|---|---|---|---|"]
     for w in ("python", "tar"):
         vs = [v for v in variants if v.name.startswith(w + ":")]
         label = (f"`{PY} -S -c 'import {PY_IMPORTS}'`, PYTHONHOME under the mapping" if w == "python"
@@ -647,12 +703,22 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
         if None in (vb.med, vz.med, vm.med):
             parts.append(f"{w}: not all strata variants ran.")
             continue
-        t = (f"{w}: the map layer adds {paired(vm, vz) * 1e3:+.1f} ms wall, {paired(vm, vz, True) * 1e3:+.1f} ms CPU "
-             f"over capture alone (medians of per-round differences), ×{vm.cmed / vb.cmed:.2f} of native CPU in all")
+        dw, dc = paired(vm, vz), paired(vm, vz, True)
+        t = (f"{w}: the map layer adds {dw * 1e3:+.1f} ms wall, {dc * 1e3:+.1f} ms CPU "
+             f"over capture alone (medians of per-round differences{'; negative: lost in noise' if dc < 0 else ''}), "
+             f"×{vm.cmed / vb.cmed:.2f} of native CPU in all")
         if vp.med is not None:
             t += (f"; proot is ×{vp.cmed / vb.cmed:.2f} CPU, ×{vp.med / vb.med:.2f} wall"
                   + (f", so strata --map needs {vp.cmed / vm.cmed:.1f}× less CPU than proot"
                      if vm.cmed < vp.cmed else f" — **strata --map needs more CPU than proot** ({vm.cmed / vp.cmed:.2f}×)"))
+            vmp, vpp = by3[f"{w}: strata --map, pinned"], by3[f"{w}: proot -b, pinned"]
+            if vmp.med is not None and vpp.med is not None:
+                change = ("gets much cheaper" if vpp.cmed < 0.8 * vp.cmed else
+                          "gets dearer" if vpp.cmed > 1.2 * vp.cmed else "costs about the same")
+                t += (f"; pinned to one CPU proot {change} (×{vpp.cmed / vb.cmed:.2f} CPU) and strata "
+                      f"×{vmp.cmed / vb.cmed:.2f}: " +
+                      (f"{vpp.cmed / vmp.cmed:.1f}× in strata's favour" if vmp.cmed < vpp.cmed else
+                       f"**proot needs less CPU than strata here** ({vmp.cmed / vpp.cmed:.2f}×)"))
         parts.append(t + ".")
     try:
         extra = helpers["tar"]["total"] - counts["tar"]["total"]
@@ -665,9 +731,16 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
     except (TypeError, ValueError, KeyError):
         pass
     interp = " ".join(parts)
+    accel = ""
+    if have_proot:
+        o = sh(["proot", "-V"])
+        accel = next((l.strip() for l in (o[1] + o[2]).decode(errors="replace").splitlines()
+                      if "accelerators" in l), "")
     proot_line = (f"proot: {proot_note}" if proot_note else
-                  "proot runs here (ptrace permitted); it is used with its defaults (5.x uses a seccomp filter to "
-                  "stop only on the calls it translates)")
+                  "proot runs here (ptrace permitted), with its defaults"
+                  + (f"; `proot -V` says `{accel}`" if accel else "")
+                  + (" — without the seccomp filter it stops on every system call, not only on those it "
+                     "translates" if "seccomp_filter = no" in accel else ""))
     return f"""## 3. Path mapping: `--map` against `proot -b`
 
 {a.map_rounds} rounds. Setup (in a temporary directory TMP):
@@ -685,7 +758,9 @@ def exp_map(a, strata, work, tree, timer, t_start, summary):
   (newfstatat, openat, getdents64). The smoke run uses `cvf` and checks every variant
   lists the same {ntar} members as native.
 - "strata, 0 layers" runs the native command (real path) under `strata run --`: the
-  capture cost without the map layer.
+  capture cost without the map layer. "pinned" runs the mapped command under
+  `taskset -c {pin_cpu()}` (see experiment 2: ptrace's cost depends on whether tracer and
+  tracee share a CPU).
 
 {chr(10).join(lines)}
 

@@ -214,3 +214,19 @@ def test_bad_mappings_stop_before_the_program(args, message, tmp_path):
     assert r.status == 2, r.show()
     assert message.encode() in r.stderr and r.stderr.startswith(b"strata: "), r.show()
     assert not marker.exists()
+
+
+def test_a_process_outliving_strata_keeps_its_stack(tree, tmp_path):
+    """The session file goes when the launcher ends; a background process
+    that execs afterwards must still run under its whole stack (here: map),
+    never silently without it."""
+    out = tmp_path / "late.txt"
+    r = run(strata("--trace", "-o", str(tmp_path / "t"), "--map", f"{MAPPED}={tree}") +
+            ["sh", "-c", f"(sleep 0.5; exec cat {MAPPED}/a.txt > {out}) >/dev/null 2>&1 &"], env=ENV)
+    assert r.status == 0, r.show()
+    import time
+    for _ in range(100):
+        if out.exists() and out.stat().st_size:
+            break
+        time.sleep(0.05)
+    assert out.read_text() == "alpha\n"

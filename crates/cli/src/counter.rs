@@ -47,13 +47,12 @@ impl CounterFile {
     /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
     /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
     pub fn create(dir: &Path) -> Result<CounterFile, CounterError> {
-        Self::create_session(dir, b"", 0)
+        Self::create_session(dir, 0)
     }
 
-    /// Creates a session file with stack specification `spec` and a trace
-    /// ring of `ring` bytes (0: none; else a power of two within the
-    /// limits).
-    pub fn create_session(dir: &Path, spec: &[u8], ring: usize) -> Result<CounterFile, CounterError> {
+    /// Creates a session file with a trace ring of `ring` bytes (0: none;
+    /// else a power of two within the limits).
+    pub fn create_session(dir: &Path, ring: usize) -> Result<CounterFile, CounterError> {
         let err = |e: io::Error| CounterError {
             dir: dir.to_path_buf(),
             reason: crate::preflight::io_text(&e),
@@ -61,18 +60,10 @@ impl CounterFile {
         let stamp = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        if spec.len() > counts::SPEC_MAX {
-            return Err(CounterError {
-                dir: dir.to_path_buf(),
-                reason: "the stack specification is too long".into(),
-            });
-        }
         let mut contents = vec![0u8; counts::file_size(ring)];
         contents[..MAGIC.len()].copy_from_slice(&MAGIC);
         let put = |c: &mut Vec<u8>, w: usize, v: u64| c[w * 8..w * 8 + 8].copy_from_slice(&v.to_le_bytes());
-        put(&mut contents, counts::SPEC_LEN_WORD, spec.len() as u64);
         put(&mut contents, counts::RING_SIZE_WORD, ring as u64);
-        contents[counts::SPEC_OFFSET..counts::SPEC_OFFSET + spec.len()].copy_from_slice(spec);
         let mut attempt = 0u32;
         loop {
             let path = dir.join(format!("strata-count.{}.{stamp:x}.{attempt}", std::process::id()));
@@ -130,10 +121,13 @@ mod tests {
         let buf = a.read().unwrap();
         assert_eq!(buf.len(), counts::FILE_SIZE);
         assert_eq!(buf[..8], MAGIC);
-        let s = CounterFile::create_session(d.path(), b"null\t\n", 1 << 16).unwrap();
+        let s = CounterFile::create_session(d.path(), 1 << 16).unwrap();
         let sb = s.read().unwrap();
         assert_eq!(sb.len(), counts::file_size(1 << 16));
-        assert_eq!(&sb[counts::SPEC_OFFSET..counts::SPEC_OFFSET + 6], b"null\t\n");
+        assert_eq!(
+            sb[counts::RING_SIZE_WORD * 8..counts::RING_SIZE_WORD * 8 + 8],
+            (1u64 << 16).to_le_bytes()
+        );
         assert!(buf[8..].iter().all(|&x| x == 0));
         let mode = fs::metadata(a.path()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);

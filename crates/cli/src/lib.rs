@@ -173,14 +173,17 @@ pub fn flags(follow_exec: bool) -> u32 {
 }
 
 /// Encodes the value of [`ENV_VAR`].
-pub fn encode_config(flags: u32, session: &[u8], program: &[u8]) -> Result<Vec<u8>, Error> {
+pub fn encode_config(flags: u32, session: &[u8], spec: &[u8], program: &[u8]) -> Result<Vec<u8>, Error> {
     let cfg = Config {
         flags,
-        count_path: session,
+        session,
+        spec_hex: b"",
         program,
     };
-    let mut buf = vec![0u8; session.len() + program.len() + 64];
-    let n = cfg.encode(&mut buf).map_err(|e| Error::Config(e.message()))?;
+    let mut buf = vec![0u8; session.len() + 2 * spec.len() + program.len() + 64];
+    let n = cfg
+        .encode_with_spec(spec, &mut buf)
+        .map_err(|e| Error::Config(e.message()))?;
     buf.truncate(n);
     Ok(buf)
 }
@@ -247,11 +250,18 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         })?),
         None => None,
     };
+    let spec = spec_text(&stack);
+    if spec.len() > strata_proto::SPEC_MAX {
+        return Err(Error::Usage(format!(
+            "the stack's arguments are too long ({} bytes; at most {})",
+            spec.len(),
+            strata_proto::SPEC_MAX
+        )));
+    }
     let session = match stack.is_empty() {
         true => None,
         false => Some(CounterFile::create_session(
             &counter::temp_dir(std::env::var_os("TMPDIR")),
-            &spec_text(&stack),
             counts::RING_DEFAULT,
         )?),
     };
@@ -278,7 +288,12 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
         None => None,
     };
     let session_path = session.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
-    let config = encode_config(flags(!a.no_follow_exec), session_path, resolved.as_os_str().as_bytes())?;
+    let config = encode_config(
+        flags(!a.no_follow_exec),
+        session_path,
+        &spec,
+        resolved.as_os_str().as_bytes(),
+    )?;
 
     // The program must see its environment in the order the launcher got
     // it. `Command::env` would capture and sort it, so the variable is added
@@ -365,13 +380,14 @@ mod tests {
     fn config_round_trips() {
         let f = flags(true);
         assert_eq!(f, FLAG_FOLLOW_EXEC);
-        let enc = encode_config(f, b"/tmp/c", b"./prog|x").unwrap();
+        let enc = encode_config(f, b"/tmp/c", b"null\t\n", b"./prog|x").unwrap();
         let c = Config::decode(&enc).unwrap();
-        assert_eq!(
-            (c.flags, c.count_path, c.program),
-            (f, &b"/tmp/c"[..], &b"./prog|x"[..])
-        );
-        assert!(matches!(encode_config(0, b"/tmp/a|b", b"p"), Err(Error::Config(_))));
+        assert_eq!((c.flags, c.session, c.program), (f, &b"/tmp/c"[..], &b"./prog|x"[..]));
+        assert_eq!(c.spec(&mut [0u8; 16]).unwrap(), b"null\t\n");
+        assert!(matches!(
+            encode_config(0, b"/tmp/a|b", b"", b"p"),
+            Err(Error::Config(_))
+        ));
     }
 
     #[test]

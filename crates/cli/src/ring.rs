@@ -117,6 +117,9 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
         Sink::Newest { keep, to } => (io::BufWriter::new(to), Some(VecDeque::new()), keep),
     };
     let mut rec = Vec::with_capacity(counts::RECORD_MAX);
+    // Idle polls back off from 1 ms to 16 ms (a quiet program costs the
+    // launcher almost nothing; a busy one is drained every millisecond).
+    let mut idle = Duration::from_millis(1);
     loop {
         let stopping = stop.load(Ordering::Acquire);
         let mut got = 0;
@@ -141,7 +144,10 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
                 break;
             }
             out.flush()?;
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(idle);
+            idle = (idle * 2).min(Duration::from_millis(16));
+        } else {
+            idle = Duration::from_millis(1);
         }
     }
     if let Some(q) = newest {

@@ -84,7 +84,7 @@ fn fake_runtime(cfg: OsString) -> ! {
             let rest: Vec<String> = argv[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
             writeln!(out, "args={}", rest.join("\u{1f}")).unwrap();
             writeln!(out, "flags={:x}", config.flags).unwrap();
-            writeln!(out, "count_path={}", String::from_utf8_lossy(config.count_path)).unwrap();
+            writeln!(out, "count_path={}", String::from_utf8_lossy(config.session)).unwrap();
             writeln!(out, "program={}", String::from_utf8_lossy(config.program)).unwrap();
             writeln!(out, "fds={}", fds()).unwrap();
             std::process::exit(0)
@@ -106,7 +106,7 @@ fn fake_runtime(cfg: OsString) -> ! {
             std::process::exit(0)
         }
         "count" => {
-            let path = Path::new(OsStr::from_bytes(config.count_path));
+            let path = Path::new(OsStr::from_bytes(config.session));
             let f = fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
             let add = |word: usize, v: u64| {
                 let mut b = [0u8; 8];
@@ -256,7 +256,7 @@ fn descriptors_are_the_programs_own() {
     assert!(st.success());
     let direct = Command::new(i.dir.path().join("strata-rt"))
         .arg("report")
-        .env("STRATA_RT", "1|0||/bin/true")
+        .env("STRATA_RT", "2|0|||/bin/true")
         .output()
         .unwrap();
     let direct = String::from_utf8_lossy(&direct.stdout).into_owned();

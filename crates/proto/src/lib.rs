@@ -3,7 +3,11 @@
 //!
 //! The launcher starts the runtime with the program's own argv and the
 //! program's environment plus one variable, [`ENV_VAR`], whose value is an
-//! encoded [`Config`]. The runtime removes that variable before the program
+//! encoded [`Config`]: flags, the session file, the stack specification and
+//! the program. The specification travels in the variable itself (not only
+//! in the session file) so that a process which outlives the launcher, and
+//! its session file, still execs with its whole stack: an extension that
+//! enforces something is never silently dropped. The runtime removes that variable before the program
 //! sees its environment. When the program calls execve, the runtime re-execs
 //! itself with the same encoding and the new program path, so capture follows
 //! exec without any other channel.
@@ -16,7 +20,11 @@
 /// The environment variable carrying the launch configuration.
 pub const ENV_VAR: &[u8] = b"STRATA_RT";
 /// Version of the encoding below; bumped on any incompatible change.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+
+/// Longest stack specification the variable carries (it is hex-encoded, and
+/// one environment string may not exceed 128 KiB).
+pub const SPEC_MAX: usize = 16 * 1024;
 
 /// Flag: follow execve (load the new image under strata again).
 pub const FLAG_FOLLOW_EXEC: u32 = 1 << 0;
@@ -25,8 +33,11 @@ pub const FLAG_FOLLOW_EXEC: u32 = 1 << 0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config<'a> {
     pub flags: u32,
-    /// Path of the shared counter file (empty when `count` is not loaded).
-    pub count_path: &'a [u8],
+    /// Path of the session file (empty when no extension is loaded).
+    pub session: &'a [u8],
+    /// The stack specification ([`spec`]), hex-encoded as it is in the
+    /// variable; [`Config::spec`] decodes it.
+    pub spec_hex: &'a [u8],
     /// Path of the program to load, as given to execve (relative paths are
     /// relative to the working directory).
     pub program: &'a [u8],
@@ -45,6 +56,8 @@ pub enum ProtoError {
     TooLong,
     /// A path contains a NUL byte or the separator where it may not.
     BadPath,
+    /// The stack specification is not hex or too long.
+    BadSpec,
 }
 
 impl ProtoError {
@@ -55,6 +68,7 @@ impl ProtoError {
             ProtoError::BadFlags => "launch configuration has malformed flags",
             ProtoError::TooLong => "launch configuration does not fit",
             ProtoError::BadPath => "launch configuration has a malformed path",
+            ProtoError::BadSpec => "launch configuration has a malformed stack specification",
         }
     }
 }
@@ -62,30 +76,53 @@ impl ProtoError {
 const SEP: u8 = b'|';
 
 impl<'a> Config<'a> {
-    /// Encodes as `VERSION|FLAGS_HEX|COUNT_PATH|PROGRAM` into `out`; returns
-    /// the length written. The program path goes last so it may contain the
+    /// Encodes as `VERSION|FLAGS_HEX|SESSION|SPEC_HEX|PROGRAM` into `out`
+    /// with the raw specification `spec` (`spec_hex` is ignored); returns the
+    /// length written. The program path goes last so it may contain the
     /// separator.
-    pub fn encode(&self, out: &mut [u8]) -> Result<usize, ProtoError> {
-        if self.count_path.contains(&SEP) || self.count_path.contains(&0) || self.program.contains(&0) {
+    pub fn encode_with_spec(&self, spec: &[u8], out: &mut [u8]) -> Result<usize, ProtoError> {
+        if self.session.contains(&SEP) || self.session.contains(&0) || self.program.contains(&0) {
             return Err(ProtoError::BadPath);
+        }
+        if spec.len() > SPEC_MAX {
+            return Err(ProtoError::TooLong);
         }
         let mut w = Writer { out, pos: 0 };
         w.num(VERSION as u64, 10)?;
         w.put(&[SEP])?;
         w.num(self.flags as u64, 16)?;
         w.put(&[SEP])?;
-        w.put(self.count_path)?;
+        w.put(self.session)?;
+        w.put(&[SEP])?;
+        for &b in spec {
+            w.put(&[HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])?;
+        }
         w.put(&[SEP])?;
         w.put(self.program)?;
         Ok(w.pos)
     }
 
+    /// Decodes the specification into `out`; returns it.
+    pub fn spec<'o>(&self, out: &'o mut [u8]) -> Result<&'o [u8], ProtoError> {
+        let n = self.spec_hex.len() / 2;
+        if self.spec_hex.len() & 1 != 0 || n > out.len() {
+            return Err(ProtoError::BadSpec);
+        }
+        for (i, pair) in self.spec_hex.chunks_exact(2).enumerate() {
+            let hi = hex_val(pair[0]).ok_or(ProtoError::BadSpec)?;
+            let lo = hex_val(pair[1]).ok_or(ProtoError::BadSpec)?;
+            out[i] = hi << 4 | lo;
+        }
+        Ok(&out[..n])
+    }
+
     /// Decodes the value of [`ENV_VAR`].
     pub fn decode(s: &'a [u8]) -> Result<Config<'a>, ProtoError> {
-        let mut parts = s.splitn(4, |&b| b == SEP);
+        let mut parts = s.splitn(5, |&b| b == SEP);
         let ver = parts.next().ok_or(ProtoError::MissingField)?;
         let flags = parts.next().ok_or(ProtoError::MissingField)?;
-        let count_path = parts.next().ok_or(ProtoError::MissingField)?;
+        let session = parts.next().ok_or(ProtoError::MissingField)?;
+        let spec_hex = parts.next().ok_or(ProtoError::MissingField)?;
         let program = parts.next().ok_or(ProtoError::MissingField)?;
         if parse_num(ver, 10).ok_or(ProtoError::BadVersion)? != VERSION as u64 {
             return Err(ProtoError::BadVersion);
@@ -95,9 +132,13 @@ impl<'a> Config<'a> {
         if program.is_empty() {
             return Err(ProtoError::BadPath);
         }
+        if spec_hex.len() > 2 * SPEC_MAX || spec_hex.iter().any(|&c| hex_val(c).is_none()) {
+            return Err(ProtoError::BadSpec);
+        }
         Ok(Config {
             flags,
-            count_path,
+            session,
+            spec_hex,
             program,
         })
     }
@@ -135,6 +176,16 @@ impl Writer<'_> {
     }
 }
 
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn hex_val(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
 fn parse_num(s: &[u8], base: u64) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {
         return None;
@@ -154,8 +205,8 @@ fn parse_num(s: &[u8], base: u64) -> Option<u64> {
 /// Layout of the session file: the memory every process of a traced tree
 /// shares with the launcher.
 ///
-/// The launcher creates it (when any extension is loaded) and writes the
-/// stack specification into it; every process of the tree maps it shared:
+/// The launcher creates it when any extension is loaded; every process of
+/// the tree maps it shared:
 /// the `count` layer adds to its counters atomically, layers emit trace
 /// records into its ring, which the launcher drains while the program runs,
 /// and the runtime marks multi-task sessions and extension failures in its
@@ -169,12 +220,8 @@ pub mod counts {
     pub const HEADER: usize = 4096;
     /// u64 fields per slot: calls, errors, nanoseconds.
     pub const FIELDS: usize = 3;
-    /// Where the stack specification starts (bytes from the file start).
-    pub const SPEC_OFFSET: usize = HEADER + SLOTS * FIELDS * 8;
-    /// Room for the specification.
-    pub const SPEC_MAX: usize = 64 * 1024;
-    /// Where the trace ring starts.
-    pub const RING_OFFSET: usize = SPEC_OFFSET + SPEC_MAX;
+    /// Where the trace ring starts (bytes from the file start).
+    pub const RING_OFFSET: usize = HEADER + SLOTS * FIELDS * 8;
     /// File size without the ring.
     pub const FILE_SIZE: usize = RING_OFFSET;
     /// Default and limits of the ring size (a power of two).
@@ -197,8 +244,6 @@ pub mod counts {
     /// Header word: nonzero when an extension failed and strata stopped the
     /// program.
     pub const FAILED_WORD: usize = 7;
-    /// Header word: length of the specification text.
-    pub const SPEC_LEN_WORD: usize = 8;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {
@@ -245,36 +290,47 @@ pub mod spec {
 mod tests {
     use super::*;
 
+    fn cfg<'a>(session: &'a [u8], program: &'a [u8]) -> Config<'a> {
+        Config {
+            flags: FLAG_FOLLOW_EXEC | 2,
+            session,
+            spec_hex: b"",
+            program,
+        }
+    }
+
     #[test]
     fn round_trip() {
-        let c = Config {
-            flags: FLAG_FOLLOW_EXEC | 2,
-            count_path: b"/tmp/x",
-            program: b"./a|b",
-        };
+        let c = cfg(b"/tmp/x", b"./a|b");
         let mut buf = [0u8; 64];
-        let n = c.encode(&mut buf).unwrap();
-        assert_eq!(&buf[..n], b"1|3|/tmp/x|./a|b");
-        assert_eq!(Config::decode(&buf[..n]).unwrap(), c);
+        let n = c.encode_with_spec(b"null\t\n", &mut buf).unwrap();
+        assert_eq!(&buf[..n], b"2|3|/tmp/x|6e756c6c090a|./a|b");
+        let d = Config::decode(&buf[..n]).unwrap();
+        assert_eq!((d.flags, d.session, d.program), (c.flags, c.session, c.program));
+        let mut spec = [0u8; 16];
+        assert_eq!(d.spec(&mut spec).unwrap(), b"null\t\n");
+        assert_eq!(d.spec(&mut [0u8; 2]), Err(ProtoError::BadSpec));
     }
 
     #[test]
     fn rejects_bad_input() {
-        assert_eq!(Config::decode(b"1|3|x"), Err(ProtoError::MissingField));
-        assert_eq!(Config::decode(b"2|3|x|y"), Err(ProtoError::BadVersion));
-        assert_eq!(Config::decode(b"1|zz|x|y"), Err(ProtoError::BadFlags));
-        assert_eq!(Config::decode(b"1|3|x|"), Err(ProtoError::BadPath));
-        let c = Config {
-            flags: 0,
-            count_path: b"a|b",
-            program: b"p",
-        };
-        assert_eq!(c.encode(&mut [0u8; 64]), Err(ProtoError::BadPath));
-        let c = Config {
-            flags: 0,
-            count_path: b"",
-            program: b"a-long-program-path",
-        };
-        assert_eq!(c.encode(&mut [0u8; 8]), Err(ProtoError::TooLong));
+        assert_eq!(Config::decode(b"2|3|x|"), Err(ProtoError::MissingField));
+        assert_eq!(Config::decode(b"1|3|x||y"), Err(ProtoError::BadVersion));
+        assert_eq!(Config::decode(b"2|zz|x||y"), Err(ProtoError::BadFlags));
+        assert_eq!(Config::decode(b"2|3|x||"), Err(ProtoError::BadPath));
+        assert_eq!(Config::decode(b"2|3|x|0g|y"), Err(ProtoError::BadSpec));
+        assert_eq!(
+            cfg(b"a|b", b"p").encode_with_spec(b"", &mut [0u8; 64]),
+            Err(ProtoError::BadPath)
+        );
+        assert_eq!(
+            cfg(b"", b"a-long-program-path").encode_with_spec(b"", &mut [0u8; 8]),
+            Err(ProtoError::TooLong)
+        );
+        let big = [b'x'; SPEC_MAX + 1];
+        assert_eq!(
+            cfg(b"", b"p").encode_with_spec(&big, &mut [0u8; 64]),
+            Err(ProtoError::TooLong)
+        );
     }
 }

@@ -7,7 +7,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use strata_proto::Config;
 
 static FLAGS: AtomicU32 = AtomicU32::new(0);
-static mut COUNT_PATH: Path = Path::new();
+static mut SESSION: Path = Path::new();
+static mut SPEC: [u8; strata_proto::SPEC_MAX] = [0; strata_proto::SPEC_MAX];
+static mut SPEC_LEN: usize = 0;
 static mut RUNTIME: Path = Path::new();
 
 /// Records the configuration and our own path (to re-exec on execve).
@@ -18,7 +20,9 @@ pub unsafe fn init(c: &Config) -> Result<(), isize> {
     FLAGS.store(c.flags, Ordering::Relaxed);
     // SAFETY: single-threaded start (contract).
     unsafe {
-        (*core::ptr::addr_of_mut!(COUNT_PATH)).set(c.count_path)?;
+        (*core::ptr::addr_of_mut!(SESSION)).set(c.session)?;
+        let spec = c.spec(&mut *core::ptr::addr_of_mut!(SPEC)).map_err(|_| sys::EINVAL)?;
+        SPEC_LEN = spec.len();
         let rt = &mut *core::ptr::addr_of_mut!(RUNTIME);
         let r = sys::sc(
             Sysno::readlink,
@@ -39,9 +43,16 @@ pub fn follow_exec() -> bool {
     flags() & strata_proto::FLAG_FOLLOW_EXEC != 0
 }
 
-pub fn count_path() -> &'static [u8] {
+/// The session file's path (empty: no extension is loaded).
+pub fn session() -> &'static [u8] {
     // SAFETY: written once at start, read-only afterwards.
-    unsafe { (*core::ptr::addr_of!(COUNT_PATH)).bytes() }
+    unsafe { (*core::ptr::addr_of!(SESSION)).bytes() }
+}
+
+/// The stack specification.
+pub fn spec() -> &'static [u8] {
+    // SAFETY: written once at start, read-only afterwards.
+    unsafe { (&*core::ptr::addr_of!(SPEC)).get(..SPEC_LEN).unwrap_or(&[]) }
 }
 
 /// strata-rt's own path.
@@ -60,7 +71,7 @@ const PREFIX: &[u8] = b"STRATA_RT=";
 
 /// Upper bound of `encode_env`'s output for `program`.
 pub fn encoded_len(program: &[u8]) -> usize {
-    PREFIX.len() + 32 + count_path().len() + program.len()
+    PREFIX.len() + 32 + session().len() + 2 * spec().len() + program.len()
 }
 
 /// Writes `STRATA_RT=<config for program>` into `out`; returns its length.
@@ -68,9 +79,10 @@ pub fn encode_env(program: &[u8], out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
     let c = Config {
         flags: flags(),
-        count_path: count_path(),
+        session: session(),
+        spec_hex: b"",
         program,
     };
-    let n = c.encode(out.get_mut(PREFIX.len()..)?).ok()?;
+    let n = c.encode_with_spec(spec(), out.get_mut(PREFIX.len()..)?).ok()?;
     Some(PREFIX.len() + n)
 }

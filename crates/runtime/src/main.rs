@@ -146,7 +146,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
             .emit();
         sys::exit_group(2);
     }
-    stack::init(cfg.count_path);
+    stack::init(config::session(), config::spec());
     let si = load::StartInfo {
         kernel_sp: sp as usize,
         argc,

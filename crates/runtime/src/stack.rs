@@ -445,23 +445,19 @@ fn ring_emit(b: &[u8]) -> bool {
 
 // ---- construction --------------------------------------------------------
 
-/// Maps the session file and builds the stack from its specification.
-/// Errors go to stderr and end the process with status 2 (the launcher has
-/// checked the specification, so this means a broken installation).
-pub fn init(session_path: &[u8]) {
-    if session_path.is_empty() {
+/// Builds the stack from its specification and maps the session file.
+/// A layer that cannot be built ends the process with status 2 (the
+/// launcher has checked the specification, so this means a broken
+/// installation). A session file that is gone (this process outlived the
+/// launcher) only turns the shared services off: counters and the trace
+/// ring (trace lines then go to standard error); the layers stay.
+pub fn init(session_path: &[u8], spec: &[u8]) {
+    if spec.is_empty() {
         return;
     }
-    let Some(m) = map_session(session_path) else {
-        out::file_error(session_path, "cannot map the session file");
-        sys::exit_group(2);
-    };
-    SESSION.store(m as *mut AtomicU64, Ordering::Release);
-    // SAFETY: the word is inside the mapping.
-    let spec_len = unsafe { (*(m as *const AtomicU64).add(counts::SPEC_LEN_WORD)).load(Ordering::Relaxed) } as usize;
-    // SAFETY: the specification lies inside the mapping (checked length).
-    let spec =
-        unsafe { core::slice::from_raw_parts((m + counts::SPEC_OFFSET) as *const u8, spec_len.min(counts::SPEC_MAX)) };
+    if let Some(m) = map_session(session_path) {
+        SESSION.store(m as *mut AtomicU64, Ordering::Release);
+    }
     strata_ext::set_host(&HOST);
     // SAFETY: single-threaded start; nothing reads STACK yet.
     let st = unsafe { &mut *core::ptr::addr_of_mut!(STACK) };
@@ -531,6 +527,9 @@ fn die(name: &[u8], why: &[u8]) -> ! {
 }
 
 fn map_session(path: &[u8]) -> Option<usize> {
+    if path.is_empty() {
+        return None;
+    }
     let mut p = crate::load::Path::new();
     p.set(path).ok()?;
     // SAFETY: NUL-terminated path.
