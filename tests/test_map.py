@@ -230,3 +230,19 @@ def test_a_process_outliving_strata_keeps_its_stack(tree, tmp_path):
             break
         time.sleep(0.05)
     assert out.read_text() == "alpha\n"
+
+
+def test_lookups_of_a_mapping_point_through_its_parent(tree):
+    """The fast path for single names must not skip a mapping point: the
+    parent's handle is a host directory, where the name is something else."""
+    prog = ("import os\n"
+            "fd = os.open('/', os.O_RDONLY)\n"
+            "a = os.stat('mapped', dir_fd=fd, follow_symlinks=False)\n"
+            "os.chdir('/')\n"
+            "b = os.lstat('mapped')\n"
+            "c = os.stat('sub', dir_fd=os.open('/mapped', os.O_RDONLY), follow_symlinks=False)\n"
+            "print(a.st_ino == b.st_ino, a.st_ino, c.st_ino)\n")
+    r = run(strata("--map", f"{MAPPED}={tree}") + ["python3", "-S", "-c", prog], env=ENV)
+    assert r.status == 0, r.show()
+    same, a, c = r.stdout.split()
+    assert same == b"True" and int(a) == tree.stat().st_ino and int(c) == (tree / "sub").stat().st_ino, r.show()

@@ -237,6 +237,9 @@ impl Map {
             if out.is_empty() {
                 continue;
             }
+            if self.plain_lookup(&tmpl, op, slot.follow != 0, out.as_bytes()) {
+                continue;
+            }
             let start = match slot.dirfd_arg {
                 NO_ARG => Start::Cwd,
                 i => Start::from_dirfd(arg(&tmpl, i)),
@@ -288,6 +291,27 @@ impl Map {
         } else {
             below.call(c)
         }
+    }
+
+    /// The fast path: reading the attributes of one name, not following a
+    /// link, relative to a directory (a handle or the working directory)
+    /// that is already a host directory. Without `/`, `..` or a link to
+    /// follow, the kernel's lookup is one step inside that directory, which
+    /// the mapped view shares, unless the name is where a mapping is
+    /// mounted. So the call goes down unchanged, with no lookups of ours
+    /// (this is most of what `ls -l`, `find` and `tar` do).
+    fn plain_lookup(&self, c: &Call, op: Op, follow: bool, name: &[u8]) -> bool {
+        op == Op::StreamAttrByName
+            && !follow
+            && !matches!(c.nr, NR_READLINK | NR_READLINKAT)
+            && !name.is_empty()
+            && !name.contains(&b'/')
+            && name != b"."
+            && name != b".."
+            && !self
+                .table
+                .iter()
+                .any(|m| m.program.rsplit(|&b| b == b'/').next() == Some(name))
     }
 
     /// readlink(at) of a `/proc` link whose target is a host path: read it
