@@ -159,7 +159,20 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
     out.into_inner().map_err(|e| e.into_error())
 }
 
-/// Takes the record at the tail into `rec`; false when none is committed.
+/// Whether thread `tid` no longer runs (gone, or a zombie: killed, not yet
+/// reaped).
+fn writer_gone(tid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{tid}/stat")) {
+        // The state follows the last ')' (the command name may hold any byte).
+        Ok(st) => st
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with(['Z', 'X'])),
+        Err(_) => true,
+    }
+}
+
+/// Takes the record at the tail into `rec` (empty for a record whose writer
+/// died before finishing it); false when none is ready.
 fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
     let tail_w = m.word(counts::RING_TAIL_WORD);
     let tail = tail_w.load(Ordering::Acquire);
@@ -168,18 +181,24 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
     // SAFETY: `at` is 8-aligned and < size: a header word inside the ring.
     let hdr = unsafe { &*(ring.add(at) as *const AtomicU64) };
     let h = hdr.load(Ordering::Acquire);
-    if h & counts::RECORD_COMMITTED == 0 {
-        return false;
-    }
-    let len = ((h >> 8) as usize).min(counts::RECORD_MAX);
-    let total = counts::record_size(len);
+    let (len, tid, committed) = counts::record_parts(h);
+    let len = len.min(counts::RECORD_MAX);
     rec.clear();
-    let mut off = (at + 8) & (size - 1);
-    for _ in 0..len {
-        // SAFETY: off < size, inside the ring.
-        rec.push(unsafe { *ring.add(off) });
-        off = (off + 1) & (size - 1);
+    if !committed {
+        // Claimed but not written yet. If its writer is gone (killed in the
+        // middle), skip the record, or the trace would stop here for good.
+        if h == 0 || !writer_gone(tid) || hdr.load(Ordering::Acquire) != h {
+            return false;
+        }
+    } else {
+        let mut off = (at + 8) & (size - 1);
+        for _ in 0..len {
+            // SAFETY: off < size, inside the ring.
+            rec.push(unsafe { *ring.add(off) });
+            off = (off + 1) & (size - 1);
+        }
     }
+    let total = counts::record_size(len);
     // Zero what was consumed so stale bytes never look like a header.
     let mut z = at;
     for _ in 0..total / 8 {
@@ -201,4 +220,87 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
         )
     };
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter::CounterFile;
+    use crate::testutil::TempDir;
+    use std::os::unix::fs::FileExt;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| io::Error::other("poisoned"))?
+                .extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Writes records straight into a session file, as writers would.
+    fn put_records(path: &Path, records: &[(&[u8], u32, bool)]) {
+        let f = OpenOptions::new().read(true).write(true).open(path).unwrap();
+        let mut at = 0usize;
+        for (payload, tid, committed) in records {
+            let base = (counts::RING_OFFSET + at) as u64;
+            f.write_all_at(payload, base + 8).unwrap();
+            f.write_all_at(
+                &counts::record_header(payload.len(), *tid, *committed).to_le_bytes(),
+                base,
+            )
+            .unwrap();
+            at += counts::record_size(payload.len());
+        }
+        f.write_all_at(&(at as u64).to_le_bytes(), (counts::RING_HEAD_WORD * 8) as u64)
+            .unwrap();
+    }
+
+    fn drain(path: &Path) -> Vec<u8> {
+        let out = Shared::default();
+        let d = Drain::start(path, Sink::Stream(Box::new(out.clone()))).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        d.finish(b"end\n").unwrap();
+        let v = out.0.lock().unwrap().clone();
+        v
+    }
+
+    #[test]
+    fn records_come_out_in_order() {
+        let dir = TempDir::new("ring1");
+        let s = CounterFile::create_session(dir.path(), 1 << 16).unwrap();
+        let me = std::process::id();
+        put_records(s.path(), &[(b"one\n", me, true), (b"two\n", me, true)]);
+        assert_eq!(drain(s.path()), b"one\ntwo\nend\n");
+    }
+
+    #[test]
+    fn a_record_whose_writer_died_is_skipped() {
+        let dir = TempDir::new("ring2");
+        let s = CounterFile::create_session(dir.path(), 1 << 16).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let me = std::process::id();
+        put_records(s.path(), &[(b"lost", dead, false), (b"after\n", me, true)]);
+        assert_eq!(drain(s.path()), b"after\nend\n");
+    }
+
+    #[test]
+    fn a_record_still_being_written_is_waited_for() {
+        let dir = TempDir::new("ring3");
+        let s = CounterFile::create_session(dir.path(), 1 << 16).unwrap();
+        let me = std::process::id();
+        // This thread is alive: the reader must not skip its record.
+        put_records(s.path(), &[(b"busy", me, false), (b"after\n", me, true)]);
+        assert_eq!(drain(s.path()), b"end\n");
+    }
 }

@@ -256,11 +256,24 @@ pub mod counts {
         RING_OFFSET + ring
     }
 
-    /// Ring records: an 8-byte header word `len << 8 | COMMITTED` (len
-    /// counts payload bytes) then the payload, padded to 8 bytes. A header
-    /// word never straddles the end of the ring (sizes are multiples of 8);
-    /// a payload may wrap.
+    /// Ring records: an 8-byte header word, then the payload padded to 8
+    /// bytes. A header word never straddles the end of the ring (sizes are
+    /// multiples of 8); a payload may wrap. The writer stores the header
+    /// twice: right after reserving, `len << 40 | tid << 8` (so a reader
+    /// that finds a record whose writer died can skip it), and once the
+    /// payload is in, the same with [`RECORD_COMMITTED`].
     pub const RECORD_COMMITTED: u64 = 1;
+
+    /// The header word of a record of `len` payload bytes written by `tid`.
+    pub const fn record_header(len: usize, tid: u32, committed: bool) -> u64 {
+        (len as u64) << 40 | (tid as u64) << 8 | committed as u64
+    }
+
+    /// (payload length, writer tid, committed) of a header word.
+    pub const fn record_parts(h: u64) -> (usize, u32, bool) {
+        ((h >> 40) as usize, (h >> 8) as u32, h & RECORD_COMMITTED != 0)
+    }
+
     /// Largest record payload.
     pub const RECORD_MAX: usize = 16 * 1024;
 

@@ -428,17 +428,20 @@ fn ring_emit(b: &[u8]) -> bool {
         }
     };
     let p = SESSION.load(Ordering::Relaxed);
+    let tid = sys::gettid() as u32;
     // SAFETY: the ring is `size` bytes at RING_OFFSET inside the mapping;
     // [pos, pos+need) is ours alone until we commit it.
     unsafe {
         let ring = (p as *mut u8).add(counts::RING_OFFSET);
+        let hdr = &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64);
+        // Claimed (length and writer known), not yet readable.
+        hdr.store(counts::record_header(b.len(), tid, false), Ordering::Release);
         let mut off = (pos as usize + 8) & (size - 1);
         for &x in b {
             *ring.add(off) = x;
             off = (off + 1) & (size - 1);
         }
-        let hdr = &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64);
-        hdr.store((b.len() as u64) << 8 | counts::RECORD_COMMITTED, Ordering::Release);
+        hdr.store(counts::record_header(b.len(), tid, true), Ordering::Release);
     }
     true
 }
