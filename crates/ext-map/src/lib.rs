@@ -160,12 +160,6 @@ fn set_arg(args: &mut [u64; 6], i: usize, v: u64) {
     }
 }
 
-/// Passes down a copy of `c` with arguments `args` (the buffers they point
-/// to live until this returns); this layer's view of the call is kept.
-fn call_with_args(below: &Below, c: &Call, args: [u64; 6]) -> i64 {
-    below.call_with_args(c, args)
-}
-
 /// `struct open_how`'s flags (its first u64) at program address `addr`.
 fn open_how_flags(addr: u64) -> Result<u64, i64> {
     let mut b = [0u8; 8];
@@ -326,16 +320,16 @@ impl Map {
         }
         let Ok(size) = usize::try_from(size) else {
             // The kernel's EINVAL.
-            return call_with_args(below, c, args);
+            return below.call_with_args(c, args);
         };
         if size == 0 {
-            return call_with_args(below, c, args);
+            return below.call_with_args(c, args);
         }
         let (target, mapped) = res.scratch();
         let storage = target.storage();
         set_arg(&mut args, buf_arg, storage.as_mut_ptr() as u64);
         set_arg(&mut args, size_arg, storage.len() as u64);
-        let r = call_with_args(below, c, args);
+        let r = below.call_with_args(c, args);
         let Ok(n) = usize::try_from(r) else {
             return r;
         };
@@ -363,7 +357,7 @@ impl Map {
         let storage = host.storage();
         args[0] = storage.as_mut_ptr() as u64;
         args[1] = storage.len() as u64;
-        let r = call_with_args(below, c, args);
+        let r = below.call_with_args(c, args);
         let Ok(n) = usize::try_from(r) else {
             return r;
         };
@@ -429,7 +423,7 @@ impl Map {
         let mut args = c.args;
         args[1] = out.as_ptr() as u64;
         args[2] = n as u64;
-        call_with_args(below, c, args)
+        below.call_with_args(c, args)
     }
 }
 
@@ -459,5 +453,5 @@ fn discard_open(c: &Call, below: &Below, null: &mut PathBuf) -> i64 {
         }
         OpenFlags::How | OpenFlags::Creat => {}
     }
-    call_with_args(below, c, args)
+    below.call_with_args(c, args)
 }

@@ -434,7 +434,7 @@ fn write_exit(out: &mut dyn Write, cfg: &Config, task: &Task, status: i32) -> fm
                 writeln!(out, "+++ exited with {code} +++")
             } else {
                 out.write_str("+++ killed by ")?;
-                write_signal(out, sig)?;
+                strata_decode::write_signal_name(out, sig)?;
                 writeln!(out, "{} +++", if core { " (core dumped)" } else { "" })
             }
         }
@@ -444,16 +444,11 @@ fn write_exit(out: &mut dyn Write, cfg: &Config, task: &Task, status: i32) -> fm
                 writeln!(out, "\"exited\":{code}}}")
             } else {
                 out.write_str("\"killed\":\"")?;
-                write_signal(out, sig)?;
+                strata_decode::write_signal_name(out, sig)?;
                 writeln!(out, "\",\"core_dumped\":{core}}}")
             }
         }
     }
-}
-
-/// strace's name for signal `sig`.
-fn write_signal(out: &mut dyn Write, sig: i32) -> fmt::Result {
-    strata_decode::write_signal_name(out, sig)
 }
 
 /// A small buffer for the end of a JSON line (always under 64 bytes).

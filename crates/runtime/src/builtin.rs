@@ -102,7 +102,7 @@ impl Extension for Count {
         if !args.is_empty() {
             return Err(InitError::new("count takes no arguments"));
         }
-        let tsc_khz = stack::counter(counts::TSC_KHZ_WORD).map_or(0, |w| w.load(Ordering::Relaxed));
+        let tsc_khz = stack::counters().map_or(0, |w| w[counts::TSC_KHZ_WORD].load(Ordering::Relaxed));
         Ok(Count { tsc_khz })
     }
     fn interest(&self) -> Interest {
@@ -133,17 +133,13 @@ impl Count {
         } else {
             (ticks as u128 * 1_000_000 / self.tsc_khz as u128) as u64
         };
-        let add = |w: usize, v: u64| {
-            if let Some(a) = stack::counter(w) {
-                a.fetch_add(v, Ordering::Relaxed);
-            }
-        };
-        add(counts::word(nr, 0), 1);
+        let Some(w) = stack::counters() else { return };
+        w[counts::word(nr, 0)].fetch_add(1, Ordering::Relaxed);
         if (-4095..0).contains(&ret) {
-            add(counts::word(nr, 1), 1);
+            w[counts::word(nr, 1)].fetch_add(1, Ordering::Relaxed);
         }
-        add(counts::word(nr, 2), t);
-        add(counts::TRAPPED_WORD, 1);
+        w[counts::word(nr, 2)].fetch_add(t, Ordering::Relaxed);
+        w[counts::TRAPPED_WORD].fetch_add(1, Ordering::Relaxed);
     }
 }
 

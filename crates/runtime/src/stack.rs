@@ -60,9 +60,13 @@ fn session_word(w: usize) -> Option<&'static AtomicU64> {
     (!p.is_null()).then(|| unsafe { &*p.add(w) })
 }
 
-/// Counter word `w` (see `strata_proto::counts`), if a session exists.
-pub fn counter(w: usize) -> Option<&'static AtomicU64> {
-    (w < counts::FILE_SIZE / 8).then(|| session_word(w)).flatten()
+/// The session file's header and counter words (see
+/// `strata_proto::counts`), if a session exists.
+pub fn counters() -> Option<&'static [AtomicU64]> {
+    let p = SESSION.load(Ordering::Relaxed);
+    // SAFETY: the mapping is at least FILE_SIZE bytes, 8-aligned, and lives
+    // for the whole run.
+    (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p as *const AtomicU64, counts::FILE_SIZE / 8) })
 }
 
 /// Whether any layer exists.
@@ -339,16 +343,9 @@ pub fn fail(msg: &[u8]) -> ! {
 /// call, and stop the program.
 pub fn fault(sig: i32, addr: u64, pc: u64) -> ! {
     let mut l = out::Line::new();
-    let name = match sig {
-        4 => "SIGILL",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        _ => "SIGSEGV",
-    };
-    let _ = core::fmt::Write::write_fmt(
-        &mut l,
-        format_args!("faulted: {name} at pc {pc:#x} (address {addr:#x})"),
-    );
+    l.str("faulted: ");
+    let _ = strata_decode::write_signal_name(&mut l, sig);
+    let _ = core::fmt::Write::write_fmt(&mut l, format_args!(" at pc {pc:#x} (address {addr:#x})"));
     fail(l.as_bytes())
 }
 
@@ -428,7 +425,8 @@ fn ring_emit(b: &[u8]) -> bool {
         }
     };
     let p = SESSION.load(Ordering::Relaxed);
-    let tid = sys::gettid() as u32;
+    // (No gettid call per line: the thread's state knows its id.)
+    let tid = thread::try_current().map_or(0, |t| t.tid as u32);
     // SAFETY: the ring is `size` bytes at RING_OFFSET inside the mapping;
     // [pos, pos+need) is ours alone until we commit it.
     unsafe {
