@@ -29,6 +29,14 @@ Exit status:
   failed and strata stopped the program.";
 
 /// Run an unmodified Linux x86-64 program under a stack of OS extensions.
+/// How syscall sites are rewritten (`--rewrite`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rewrite {
+    On,
+    Lazy,
+    Off,
+}
+
 #[derive(Debug, Parser)]
 #[command(name = "strata", bin_name = "strata", version, after_help = AFTER_HELP)]
 pub struct Cli {
@@ -84,6 +92,12 @@ pub struct RunArgs {
     /// Do not capture programs started with execve: they run natively.
     #[arg(long)]
     pub no_follow_exec: bool,
+
+    /// Rewrite syscall sites into direct calls into strata (the fast path):
+    /// `on` (code as it is loaded, and any other site at its first trap),
+    /// `lazy` (only at first traps), `off` (every call traps).
+    #[arg(long, value_enum, default_value_t = Rewrite::On, value_name = "on|lazy|off")]
+    pub rewrite: Rewrite,
 
     /// The program (searched in PATH unless it contains '/') and its
     /// arguments.

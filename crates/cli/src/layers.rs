@@ -15,7 +15,7 @@ use strata_ext::Extension as _;
 use crate::args::{LayerSource, RunArgs};
 
 /// Built-in extension names.
-pub const BUILTINS: [&str; 5] = ["null", "count", "trace", "map", "tracemap"];
+pub const BUILTINS: [&str; 6] = ["null", "count", "ids", "trace", "map", "tracemap"];
 
 /// One layer: a built-in's name or an extension object's absolute path, and
 /// its argument text.
@@ -145,11 +145,11 @@ fn check(l: &mut Layer) -> Result<(), LayerError> {
     };
     crate::hostcheck::install();
     match l.name.as_str() {
-        "null" | "count" if !l.args.is_empty() => Err(LayerError::Args {
+        "null" | "count" | "ids" if !l.args.is_empty() => Err(LayerError::Args {
             name: l.name.clone(),
             msg: format!("{} takes no arguments (got '{}')", l.name, l.args),
         }),
-        "null" | "count" => Ok(()),
+        "null" | "count" | "ids" => Ok(()),
         "trace" => strata_ext_trace::Trace::new(&l.args).map(drop).map_err(bad),
         "map" => strata_ext_map::Map::new(&l.args).map(drop).map_err(bad),
         "tracemap" => match l.args.split_once('@') {

@@ -43,7 +43,7 @@ use counter::{CounterError, CounterFile};
 use launch::LaunchError;
 use layers::{Layer, LayerError};
 use preflight::{io_text, Failure};
-use strata_proto::{counts, Config, ENV_VAR, FLAG_FOLLOW_EXEC};
+use strata_proto::{counts, Config, ENV_VAR, FLAG_FOLLOW_EXEC, FLAG_REWRITE_EAGER, FLAG_REWRITE_LAZY};
 
 /// Name of the runtime binary, looked for next to the `strata` executable.
 pub const RUNTIME_NAME: &str = "strata-rt";
@@ -164,12 +164,14 @@ pub fn runtime_path() -> Result<PathBuf, Error> {
 }
 
 /// The launch-configuration flags for these options.
-pub fn flags(follow_exec: bool) -> u32 {
-    if follow_exec {
-        FLAG_FOLLOW_EXEC
-    } else {
-        0
-    }
+pub fn flags(follow_exec: bool, rewrite: args::Rewrite) -> u32 {
+    let mut f = if follow_exec { FLAG_FOLLOW_EXEC } else { 0 };
+    f |= match rewrite {
+        args::Rewrite::On => FLAG_REWRITE_LAZY | FLAG_REWRITE_EAGER,
+        args::Rewrite::Lazy => FLAG_REWRITE_LAZY,
+        args::Rewrite::Off => 0,
+    };
+    f
 }
 
 /// Encodes the value of [`ENV_VAR`].
@@ -289,7 +291,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
     };
     let session_path = session.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
     let config = encode_config(
-        flags(!a.no_follow_exec),
+        flags(!a.no_follow_exec, a.rewrite),
         session_path,
         &spec,
         resolved.as_os_str().as_bytes(),
@@ -378,8 +380,9 @@ mod tests {
 
     #[test]
     fn config_round_trips() {
-        let f = flags(true);
+        let f = flags(true, args::Rewrite::Off);
         assert_eq!(f, FLAG_FOLLOW_EXEC);
+        assert_eq!(flags(false, args::Rewrite::On), FLAG_REWRITE_LAZY | FLAG_REWRITE_EAGER);
         let enc = encode_config(f, b"/tmp/c", b"null\t\n", b"./prog|x").unwrap();
         let c = Config::decode(&enc).unwrap();
         assert_eq!((c.flags, c.session, c.program), (f, &b"/tmp/c"[..], &b"./prog|x"[..]));

@@ -28,6 +28,10 @@ pub const SPEC_MAX: usize = 16 * 1024;
 
 /// Flag: follow execve (load the new image under strata again).
 pub const FLAG_FOLLOW_EXEC: u32 = 1 << 0;
+/// Flag: rewrite syscall sites at their first trap (the fast path).
+pub const FLAG_REWRITE_LAZY: u32 = 1 << 1;
+/// Flag: rewrite syscall sites of code as it is loaded (the fast path).
+pub const FLAG_REWRITE_EAGER: u32 = 1 << 2;
 
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

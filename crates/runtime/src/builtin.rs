@@ -25,6 +25,7 @@ pub fn make(name: &[u8], args: &[u8], err: &mut [u8; 256]) -> Option<Result<ExtD
         b"trace" => build::<strata_ext_trace::Trace>(args, b"trace\0"),
         b"map" => build::<strata_ext_map::Map>(args, b"map\0"),
         b"tracemap" => build::<TraceMap>(args, b"tracemap\0"),
+        b"ids" => build::<Ids>(args, b"ids\0"),
         _ => return None,
     };
     Some(r.map_err(|e| put(err, e.message())))
@@ -86,6 +87,38 @@ impl Extension for Null {
     }
     fn interest(&self) -> Interest {
         Interest::ALL
+    }
+}
+
+/// `ids`: serves getpid and gettid in-process (a short-circuit call, as
+/// Pebble's portals and KLOS's service calls): every `Call` carries the
+/// caller's process and thread ids, which strata keeps right across fork,
+/// clone, vfork and exec. getppid is passed on: it changes behind the
+/// process's back when the parent exits and the process is reparented, so no
+/// cached value could be trusted.
+pub struct Ids;
+
+impl Extension for Ids {
+    const NAME: &'static str = "ids";
+    fn new(args: &str) -> Result<Self, InitError> {
+        if args.is_empty() {
+            Ok(Ids)
+        } else {
+            Err(InitError::new("ids takes no arguments"))
+        }
+    }
+    fn interest(&self) -> Interest {
+        let mut i = Interest::NONE;
+        i.insert(sys::Sysno::getpid as u32);
+        i.insert(sys::Sysno::gettid as u32);
+        i
+    }
+    fn call(&self, c: &mut Call, below: &Below) -> i64 {
+        match c.nr as usize {
+            n if n == sys::Sysno::getpid as usize => c.pid as i64,
+            n if n == sys::Sysno::gettid as usize => c.tid as i64,
+            _ => below.call(c),
+        }
     }
 }
 

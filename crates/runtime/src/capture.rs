@@ -24,7 +24,15 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
         signals::real_sigsys(t, info, uc);
         return;
     }
-    let nr = (info.f1 & 0xffff_ffff) as usize;
+    if crate::fast::slow_exit(t, uc) {
+        // The end of a fast call that deferred signals (or bailed out).
+        if t.vsigsys_pending != 0 {
+            signals::deliver_pending(t, uc);
+        }
+        return;
+    }
+    let sys_addr = uc.gregs[reg::RIP] - 2;
+    let nr = crate::rewrite::substitute(sys_addr, (info.f1 & 0xffff_ffff) as usize);
     if t.prog_sud.mode != 0 && signals::program_dispatch(t, uc, nr) {
         return;
     }
@@ -38,6 +46,19 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
         g[reg::R9],
     ];
     dispatch::syscall(t, uc, nr, args);
+    if t.fast_restart != 0 {
+        // A signal interrupted the call and the kernel chose to restart it
+        // after the handler: back to the program's `syscall`, where the
+        // deferred signal is delivered first.
+        uc.gregs[reg::RIP] = sys_addr;
+        uc.gregs[reg::RAX] = t.restart_nr;
+    }
+    t.fast_restart = 0;
+    t.deferred = 0;
+    t.fast_slow = 0;
+    if t.prog_sud.mode == 0 {
+        crate::rewrite::after_trap(sys_addr, nr as u32);
+    }
     if t.vsigsys_pending != 0 {
         signals::deliver_pending(t, uc);
     }

@@ -47,6 +47,48 @@ pub fn owns_control_flow(nr: usize) -> bool {
     .any(|&s| S(s) == nr)
 }
 
+/// Calls `bottom` handles itself rather than re-issuing them unchanged
+/// (every arm of its match but the last). Any other call no layer wants can
+/// skip strata entirely (rewrite.rs: native trampolines).
+pub fn bottom_owns(nr: usize) -> bool {
+    const OWNED: [Sysno; 33] = [
+        Sysno::rt_sigreturn,
+        Sysno::rt_sigaction,
+        Sysno::rt_sigprocmask,
+        Sysno::rt_sigpending,
+        Sysno::sigaltstack,
+        Sysno::rt_sigsuspend,
+        Sysno::rt_sigtimedwait,
+        Sysno::signalfd,
+        Sysno::signalfd4,
+        Sysno::ppoll,
+        Sysno::epoll_pwait,
+        Sysno::epoll_pwait2,
+        Sysno::pselect6,
+        Sysno::prctl,
+        Sysno::arch_prctl,
+        Sysno::clone,
+        Sysno::clone3,
+        Sysno::fork,
+        Sysno::vfork,
+        Sysno::execve,
+        Sysno::execveat,
+        Sysno::exit,
+        Sysno::exit_group,
+        Sysno::open,
+        Sysno::openat,
+        Sysno::brk,
+        Sysno::readlink,
+        Sysno::readlinkat,
+        Sysno::mmap,
+        Sysno::munmap,
+        Sysno::madvise,
+        Sysno::mprotect,
+        Sysno::mremap,
+    ];
+    OWNED.iter().any(|&s| S(s) == nr)
+}
+
 /// The bottom of the stack: strata's own handling of call `nr`. Returns the
 /// result, or None when it replaced the whole register state in `uc`.
 pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Option<isize> {
@@ -86,20 +128,19 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
         n if n == S(Sysno::brk) => process::brk(a[0] as usize) as isize,
         n if n == S(Sysno::readlink) => process::readlink(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a[2], a),
         n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),
-        n if n == S(Sysno::mmap) => guard_mem(
-            uc,
-            nr,
-            a,
-            a[3] as usize & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0,
-            -sys::ENOMEM,
-        ),
-        n if n == S(Sysno::munmap) || n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
+        n if n == S(Sysno::mmap) => mmap(uc, a),
+        n if n == S(Sysno::munmap) => {
+            let r = guard_mem(uc, nr, a, true, -sys::EINVAL);
+            if r == 0 {
+                crate::rewrite::forget(a[0] as usize, a[1] as usize);
+            }
+            r
+        }
+        n if n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
         n if n == S(Sysno::mprotect) => guard_mem(uc, nr, a, true, -sys::EACCES),
         n if n == S(Sysno::mremap) => {
             let fixed = a[3] & 2 != 0; // MREMAP_FIXED
-            if crate::image::overlaps_image(a[0] as usize, a[1] as usize)
-                || (fixed && crate::image::overlaps_image(a[4] as usize, a[2] as usize))
-            {
+            if protected(a[0] as usize, a[1] as usize) || (fixed && protected(a[4] as usize, a[2] as usize)) {
                 -sys::EINVAL
             } else {
                 passthrough(uc, nr, a)
@@ -113,53 +154,84 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
 /// Re-issues the call unchanged. A call that may block runs with the
 /// program's own signal mask so that signals interrupt it (and restart it,
 /// under SA_RESTART) exactly as natively; everything else runs with all
-/// signals blocked, as the rest of strata's handler does.
+/// signals blocked, as the rest of strata's handler does. A signal that
+/// interrupts the call is deferred (fast.rs): the kernel delivers it again
+/// once strata's handler has returned, at the program's own instruction,
+/// and a call the kernel would restart after the handler is restarted from
+/// the program's `syscall` (`capture.rs`).
 #[inline]
 pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
-    let args = a.map(|x| x as usize);
-    let blocks = strata_syscall_table::entry(nr).is_none_or(|e| e.may_block);
-    if blocks {
-        // While this activation waits, a SIGSYS from a program handler that
-        // the kernel delivers on another stack must start below it.
-        let t = crate::thread::current();
-        let saved = t.handler_sp;
-        let sp: usize;
-        // SAFETY: reads the stack pointer.
-        unsafe { core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
-        if sp > t.altstack && sp <= t.altstack_hi {
-            t.handler_sp = t.handler_sp.min(sp - 512);
-        }
-        // If the kernel put this activation's frame on the program's
-        // alternate stack (strata then moved to its own stack), a signal in
-        // the call would be delivered at the top of that stack, over the
-        // frame. Shrink the real alternate stack to the part below the frame
-        // for the duration, as if we were still running on it.
-        let alt = t.real_alt;
-        let frame = uc as *const UContext as u64;
-        let mut shrunk = false;
-        if alt.flags & sys::SS_DISABLE == 0 && alt.sp != t.altstack as u64 && frame.wrapping_sub(alt.sp) < alt.size {
-            let end = (frame - 8 - 128) & !15;
-            let below = StackT {
-                sp: alt.sp,
-                flags: 0,
-                _pad: 0,
-                size: end.saturating_sub(alt.sp),
-            };
-            shrunk = below.size as usize >= sys::MINSIGSTKSZ && crate::thread::set_altstack(&below) == 0;
-        }
+    let t = crate::thread::current();
+    if t.in_fast != 0 {
+        return crate::fast::passthrough(t, nr, a);
+    }
+    if strata_syscall_table::entry(nr).is_none_or(|e| e.may_block) {
+        t.in_fast = crate::fast::TRAP_BLOCKING;
+        let shrunk = shrink_altstack(t, uc);
         sys::set_sigmask(uc.sigmask);
-        // SAFETY: the program's own call, re-issued as it made it.
-        let r = unsafe { sys::raw6(nr, args) };
+        let r = crate::fast::passthrough(t, nr, a);
         sys::set_sigmask(!0);
-        if shrunk {
+        let t = crate::thread::current();
+        if let Some(alt) = shrunk {
             crate::thread::set_altstack(&alt);
         }
-        crate::thread::current().handler_sp = saved;
+        t.in_fast = 0;
         r
     } else {
-        // SAFETY: as above.
-        unsafe { sys::raw6(nr, args) }
+        // SAFETY: the program's own call, re-issued as it made it.
+        unsafe { sys::raw6(nr, a.map(|x| x as usize)) }
     }
+}
+
+/// Re-issues a call that installs a temporary signal mask (sigsuspend,
+/// ppoll, ...): a signal it lets in must run the program's handler under
+/// that mask, so the handler runs nested in strata's, on the program's
+/// stack as the kernel chooses (strata's handler moves below it meanwhile).
+pub fn passthrough_nested(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
+    let args = a.map(|x| x as usize);
+    // While this activation waits, a SIGSYS from a program handler that
+    // the kernel delivers on another stack must start below it.
+    let t = crate::thread::current();
+    let saved = t.handler_sp;
+    let sp: usize;
+    // SAFETY: reads the stack pointer.
+    unsafe { core::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+    if sp > t.altstack && sp <= t.altstack_hi {
+        t.handler_sp = t.handler_sp.min(sp - 512);
+    }
+    let shrunk = shrink_altstack(t, uc);
+    sys::set_sigmask(uc.sigmask);
+    // SAFETY: the program's own call, re-issued as it made it.
+    let r = unsafe { sys::raw6(nr, args) };
+    sys::set_sigmask(!0);
+    if let Some(alt) = shrunk {
+        crate::thread::set_altstack(&alt);
+    }
+    crate::thread::current().handler_sp = saved;
+    r
+}
+
+/// If the kernel put strata's signal frame `uc` on the program's alternate
+/// stack (strata then moved to its own stack), a signal during a blocking
+/// call would be delivered at the top of that stack, over the frame. Shrinks
+/// the real alternate stack to the part below the frame, as if we were still
+/// running on it; returns the stack to put back afterwards.
+fn shrink_altstack(t: &crate::thread::Thread, uc: &UContext) -> Option<StackT> {
+    let alt = t.real_alt;
+    let frame = uc as *const UContext as u64;
+    if alt.flags & sys::SS_DISABLE == 0 && alt.sp != t.altstack as u64 && frame.wrapping_sub(alt.sp) < alt.size {
+        let end = (frame - 8 - 128) & !15;
+        let below = StackT {
+            sp: alt.sp,
+            flags: 0,
+            _pad: 0,
+            size: end.saturating_sub(alt.sp),
+        };
+        if below.size as usize >= sys::MINSIGSTKSZ && crate::thread::set_altstack(&below) == 0 {
+            return Some(alt);
+        }
+    }
+    None
 }
 
 /// A call that installs a temporary signal mask from argument `i`: the
@@ -170,13 +242,13 @@ fn with_mask_arg(uc: &UContext, nr: usize, mut a: [u64; 6], i: usize) -> isize {
         Ok(p) => a[i] = p as u64,
         Err(e) => return -e,
     }
-    passthrough(uc, nr, a)
+    passthrough_nested(uc, nr, a)
 }
 
 /// pselect6's sixth argument points at { const sigset_t *ss; size_t len }.
 fn pselect6(uc: &UContext, mut a: [u64; 6]) -> isize {
     if a[5] == 0 {
-        return passthrough(uc, S(Sysno::pselect6), a);
+        return passthrough_nested(uc, S(Sysno::pselect6), a);
     }
     let Ok(mut data) = sys::read_user::<[u64; 2]>(a[5] as usize) else {
         return -sys::EFAULT;
@@ -187,7 +259,7 @@ fn pselect6(uc: &UContext, mut a: [u64; 6]) -> isize {
         Err(e) => return -e,
     }
     a[5] = &data as *const [u64; 2] as u64;
-    passthrough(uc, S(Sysno::pselect6), a)
+    passthrough_nested(uc, S(Sysno::pselect6), a)
 }
 
 /// GS base belongs to strata; the program's value is kept virtually.
@@ -205,9 +277,32 @@ fn arch_prctl(t: &mut Thread, uc: &UContext, a: [u64; 6]) -> isize {
     }
 }
 
-/// Refuses memory calls that would change strata's own image.
+/// strata's own image and its trampoline pools.
+fn protected(addr: usize, len: usize) -> bool {
+    crate::image::overlaps_image(addr, len) || crate::rewrite::overlaps_pool(addr, len)
+}
+
+/// mmap: never over strata's memory; a private file mapping made executable
+/// has its syscall sites rewritten before anyone can run it.
+fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
+    let (flags, prot) = (a[3] as usize, a[2] as usize);
+    let fixed = flags & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0;
+    let r = guard_mem(uc, S(Sysno::mmap), a, fixed, -sys::ENOMEM);
+    if r >= 0 {
+        if fixed {
+            crate::rewrite::forget(r as usize, a[1] as usize);
+        }
+        let want = sys::PROT_EXEC | sys::PROT_READ;
+        if prot & want == want && flags & sys::MAP_PRIVATE != 0 && flags & sys::MAP_ANONYMOUS == 0 {
+            crate::rewrite::scan_mapping(r as usize, a[1] as usize, a[4] as usize, a[5] as usize);
+        }
+    }
+    r
+}
+
+/// Refuses memory calls that would change strata's own image or pools.
 fn guard_mem(uc: &UContext, nr: usize, a: [u64; 6], check: bool, err: isize) -> isize {
-    if check && crate::image::overlaps_image(a[0] as usize, a[1] as usize) {
+    if check && protected(a[0] as usize, a[1] as usize) {
         return err;
     }
     passthrough(uc, nr, a)

@@ -13,9 +13,10 @@
 //!
 //! 1. **No libc.** The program's libc may be in the middle of a call, holding
 //!    its locks; strata never calls into it. System calls are raw (`sys.rs`).
-//! 2. **No allocation and no blocking lock in signal context.** There is no
-//!    global allocator at all; state lives in statics, in the per-thread
-//!    `Thread`, or in mappings strata makes with mmap. The only lock (brk)
+//! 2. **No allocation and no blocking lock in signal context.** The only
+//!    allocator is a fixed bump arena for the tables iced-x86 builds once at
+//!    start-up; state lives in statics, in the per-thread `Thread`, or in
+//!    mappings strata makes with mmap. The only lock (brk)
 //!    is a short spin lock that never waits on another thread's signal.
 //! 3. **Own stacks.** strata's handler runs on its own alternate signal stack
 //!    per thread (or the program's, when the program set one), never deeper
@@ -37,12 +38,14 @@ mod capture;
 mod config;
 mod dispatch;
 mod dso;
+mod fast;
 mod image;
 mod load;
 mod mem;
 mod out;
 mod process;
 mod procfs;
+mod rewrite;
 mod signals;
 mod stack;
 mod sys;
@@ -50,22 +53,44 @@ mod thread;
 
 use core::fmt::Write;
 
-/// The runtime has no heap in signal context (rule 2). The `object` crate,
-/// which the loader uses to parse ELF headers, links `alloc` although the
-/// parsing strata does never allocates; this allocator refuses every request,
-/// so a stray allocation aborts loudly instead of taking a lock.
-struct NoHeap;
+/// The runtime has no heap in signal context (rule 2). Two dependencies
+/// link `alloc`: the `object` crate (the ELF parsing strata does never
+/// allocates) and iced-x86, whose decoder builds its tables once, on first
+/// use; `rewrite::init` makes that first use at start-up, single-threaded.
+/// This allocator hands out memory from a fixed arena by bumping a pointer
+/// (no lock, nothing is freed) and fails when it is used up, so a stray
+/// allocation can never take a lock or grow without bound.
+struct Arena;
 
-// SAFETY: never hands out memory; returning null is the documented failure.
-unsafe impl core::alloc::GlobalAlloc for NoHeap {
-    unsafe fn alloc(&self, _: core::alloc::Layout) -> *mut u8 {
-        core::ptr::null_mut()
+const ARENA_SIZE: usize = 1 << 20;
+#[repr(align(4096))]
+struct ArenaBytes(#[allow(dead_code)] [u8; ARENA_SIZE]);
+static mut ARENA: ArenaBytes = ArenaBytes([0; ARENA_SIZE]);
+static ARENA_USED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+// SAFETY: hands out disjoint, suitably aligned ranges of the arena; returning
+// null is the documented failure.
+unsafe impl core::alloc::GlobalAlloc for Arena {
+    unsafe fn alloc(&self, l: core::alloc::Layout) -> *mut u8 {
+        use core::sync::atomic::Ordering;
+        let base = core::ptr::addr_of_mut!(ARENA) as usize;
+        let mut cur = ARENA_USED.load(Ordering::Relaxed);
+        loop {
+            let start = (base + cur).next_multiple_of(l.align()) - base;
+            let Some(end) = start.checked_add(l.size()).filter(|&e| e <= ARENA_SIZE) else {
+                return core::ptr::null_mut();
+            };
+            match ARENA_USED.compare_exchange_weak(cur, end, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return (base + start) as *mut u8,
+                Err(now) => cur = now,
+            }
+        }
     }
     unsafe fn dealloc(&self, _: *mut u8, _: core::alloc::Layout) {}
 }
 
 #[global_allocator]
-static HEAP: NoHeap = NoHeap;
+static HEAP: Arena = Arena;
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
@@ -147,6 +172,10 @@ unsafe fn rt_main(sp: *const usize) -> ! {
         sys::exit_group(2);
     }
     stack::init(config::session(), config::spec());
+    rewrite::init(
+        cfg.flags & strata_proto::FLAG_REWRITE_LAZY != 0,
+        cfg.flags & strata_proto::FLAG_REWRITE_EAGER != 0,
+    );
     let si = load::StartInfo {
         kernel_sp: sp as usize,
         argc,

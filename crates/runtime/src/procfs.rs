@@ -93,3 +93,84 @@ pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u
     unsafe { sys::sc(Sysno::lseek, &[fd, 0, 0]) };
     fd as isize
 }
+
+/// One line of /proc/self/maps.
+pub struct Mapping {
+    pub start: u64,
+    pub end: u64,
+    /// `rwxp` / `r-xs` ...
+    pub perms: [u8; 4],
+    /// A kernel-provided region ([vdso], [vvar], [vsyscall], ...).
+    pub special: bool,
+}
+
+/// Calls `f` for each mapping of the process, in address order, until it
+/// returns false. Reads /proc/self/maps in pieces (no allocation).
+pub fn for_each_mapping(f: &mut dyn FnMut(&Mapping) -> bool) {
+    // SAFETY: a NUL-terminated path constant.
+    let fd = unsafe {
+        sys::sc(
+            sys::Sysno::open,
+            &[c"/proc/self/maps".as_ptr() as usize, sys::O_RDONLY | sys::O_CLOEXEC, 0],
+        )
+    };
+    if fd < 0 {
+        return;
+    }
+    let mut buf = [0u8; 4096];
+    let mut have = 0usize;
+    'read: loop {
+        // SAFETY: reading into the free tail of our buffer.
+        let r = unsafe {
+            sys::sc(
+                sys::Sysno::read,
+                &[fd as usize, buf[have..].as_mut_ptr() as usize, buf.len() - have],
+            )
+        };
+        if r <= 0 {
+            break;
+        }
+        have += r as usize;
+        let mut used = 0;
+        while let Some(nl) = buf[used..have].iter().position(|&b| b == b'\n') {
+            let line = &buf[used..used + nl];
+            used += nl + 1;
+            if let Some(m) = parse_mapping(line) {
+                if !f(&m) {
+                    break 'read;
+                }
+            }
+        }
+        buf.copy_within(used..have, 0);
+        have -= used;
+        if have == buf.len() {
+            break; // a line longer than the buffer: give up
+        }
+    }
+    // SAFETY: closing our own descriptor.
+    unsafe { sys::sc(sys::Sysno::close, &[fd as usize]) };
+}
+
+fn parse_mapping(line: &[u8]) -> Option<Mapping> {
+    let hex = |s: &[u8]| -> Option<u64> {
+        let mut v = 0u64;
+        for &c in s {
+            v = v.checked_mul(16)? + (c as char).to_digit(16)? as u64;
+        }
+        Some(v)
+    };
+    let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+    let range = fields.next()?;
+    let dash = range.iter().position(|&b| b == b'-')?;
+    let perms = fields.next()?;
+    if perms.len() != 4 {
+        return None;
+    }
+    let name = fields.nth(3).unwrap_or(b"");
+    Some(Mapping {
+        start: hex(&range[..dash])?,
+        end: hex(&range[dash + 1..])?,
+        perms: [perms[0], perms[1], perms[2], perms[3]],
+        special: name.first() == Some(&b'['),
+    })
+}

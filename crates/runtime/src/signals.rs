@@ -14,6 +14,7 @@
 //!   ucontext that strata's handler returns through: rt_sigreturn then applies
 //!   them atomically, as the kernel would at the end of the syscall.
 
+use crate::fast;
 use crate::sys::{self, reg, KSigaction, RtSigframe, SigInfo, StackT, Sysno, UContext};
 use crate::thread::{self, Thread};
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -133,15 +134,26 @@ unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UCon
     // SAFETY: the kernel passes valid pointers into the signal frame.
     let (info, uc) = unsafe { (&*info, &mut *uc) };
     let in_layer = crate::stack::in_layer();
+    if thread::current().in_fast == 0 {
+        fast::fixup(thread::current(), uc);
+    }
     if in_layer && info.code > 0 {
         crate::stack::fault(sig, info.f0, uc.gregs[reg::RIP]);
     }
     let sig = sig as usize;
-    if in_layer || crate::image::overlaps_image(uc.gregs[reg::RIP] as usize, 1) {
+    if in_layer || thread::current().in_fast != 0 || crate::image::overlaps_image(uc.gregs[reg::RIP] as usize, 1) {
         // A signal sent while strata's handler runs (e.g. the program's own
         // tgkill, passed through): hold it until the handler returns to the
         // program, which then gets it as it would have natively.
-        uc.sigmask |= fault_bit(sig);
+        let t = thread::current();
+        if t.in_fast != 0 && fast::in_exit_window(uc.gregs[reg::RIP]) {
+            // The last instructions of a fast call: complete it, and let
+            // the signal come at the program's own PC.
+            fast::roll_forward(t, uc);
+        } else {
+            fast::defer(t, sig, uc);
+            uc.sigmask |= fault_bit(sig);
+        }
         // SAFETY: signalling our own thread; it stays pending (blocked
         // once this handler returns into strata's).
         unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
@@ -229,12 +241,14 @@ pub fn sigaction(args: [u64; 6]) -> isize {
     if let Some(i) = guard_index(sig) {
         return fault_sigaction(i, new, oact_p);
     }
-    // The program's handler, flags and restorer are installed as given:
-    // its restorer's rt_sigreturn traps like any other call and is
-    // performed by `sigreturn` below. Only SIGSYS leaves the mask.
+    // The program's flags, mask and restorer are installed as given, its
+    // handler behind strata's entry (`wrap`): its restorer's rt_sigreturn
+    // traps like any other call and is performed by `sigreturn` below. Only
+    // SIGSYS leaves the mask.
     let mut real = new;
+    let prev = program_action(sig);
     if let Some(a) = real.as_mut() {
-        a.mask &= !sys::SIGSYS_BIT;
+        wrap(sig, a);
     }
     let rp = real.as_ref().map_or(0, |a| a as *const KSigaction as usize);
     let mut old = KSigaction::default();
@@ -243,6 +257,7 @@ pub fn sigaction(args: [u64; 6]) -> isize {
     if r < 0 {
         return r;
     }
+    unwrap(&mut old, prev);
     if oact_p != 0 {
         if let Err(e) = sys::write_user(oact_p, &old) {
             return -e;
@@ -251,11 +266,63 @@ pub fn sigaction(args: [u64; 6]) -> isize {
     0
 }
 
+/// The program's handler and flags for `sig` as strata's entry forwards them.
+fn program_action(sig: usize) -> (u64, u64) {
+    (
+        fast::ACT_HANDLER[sig].load(Ordering::Acquire),
+        fast::ACT_FLAGS[sig].load(Ordering::Acquire),
+    )
+}
+
+/// Turns the program's action into the one the kernel gets: a handler is
+/// reached through `strata_sig_entry` (which forwards to it, or defers the
+/// signal while strata runs), with SA_SIGINFO so the entry always has the
+/// signal's information; flags, mask and restorer stay the program's, so the
+/// kernel builds the very frame the program's handler expects. SIGSYS leaves
+/// the mask.
+fn wrap(sig: usize, a: &mut KSigaction) {
+    a.mask &= !sys::SIGSYS_BIT;
+    if a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN {
+        fast::ACT_FLAGS[sig].store(a.flags, Ordering::Release);
+        fast::ACT_HANDLER[sig].store(a.handler, Ordering::Release);
+        a.handler = fast::strata_sig_entry as *const () as u64;
+        a.flags |= sys::SA_SIGINFO;
+    }
+}
+
+/// The program's view of an action the kernel reported (`prev`: what
+/// `program_action` said before the change).
+fn unwrap(old: &mut KSigaction, prev: (u64, u64)) {
+    if old.handler == fast::strata_sig_entry as *const () as u64 {
+        old.handler = prev.0;
+        old.flags = prev.1;
+    } else if old.flags & sys::SA_RESETHAND != 0 && prev.1 & sys::SA_SIGINFO == 0 {
+        // Reset to SIG_DFL by the kernel on delivery: only the handler changed.
+        old.flags &= !sys::SA_SIGINFO;
+    }
+}
+
+/// Puts strata's entry back for `sig` after the kernel reset the action to
+/// SIG_DFL on delivery (SA_RESETHAND): a deferred signal is delivered again
+/// later and must still reach the program's handler once.
+pub fn reinstall_entry(sig: usize) {
+    let mut cur = KSigaction::default();
+    // SAFETY: query into a local, then install from it.
+    unsafe {
+        sys::sc(Sysno::rt_sigaction, &[sig, 0, &mut cur as *mut _ as usize, 8]);
+        if cur.handler == sys::SIG_DFL {
+            cur.handler = fast::strata_sig_entry as *const () as u64;
+            sys::sc(Sysno::rt_sigaction, &[sig, &cur as *const _ as usize, 0, 8]);
+        }
+    }
+}
+
 /// rt_sigaction on a guarded signal: a default action keeps (or puts back)
 /// the guard; anything else is installed as given.
 fn fault_sigaction(i: usize, new: Option<KSigaction>, oact_p: usize) -> isize {
     let sig = FAULT_SIGS[i];
     let mut old = KSigaction::default();
+    let prev = program_action(sig);
     if GUARD_ON[i].load(Ordering::Acquire) != 0 {
         old.handler = sys::SIG_DFL;
         old.flags = GUARD_VIRT[i][0].load(Ordering::Relaxed);
@@ -267,6 +334,7 @@ fn fault_sigaction(i: usize, new: Option<KSigaction>, oact_p: usize) -> isize {
         if r < 0 {
             return r;
         }
+        unwrap(&mut old, prev);
     }
     match new {
         Some(a) if a.handler == sys::SIG_DFL => {
@@ -276,7 +344,7 @@ fn fault_sigaction(i: usize, new: Option<KSigaction>, oact_p: usize) -> isize {
             }
         }
         Some(mut a) => {
-            a.mask &= !sys::SIGSYS_BIT;
+            wrap(sig, &mut a);
             // SAFETY: installing the program's action from a local.
             let r = unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &a as *const _ as usize, 0, 8]) };
             if r < 0 {
@@ -545,10 +613,20 @@ pub fn real_sigsys(t: &mut Thread, info: &SigInfo, uc: &mut UContext) {
     if act.handler == sys::SIG_IGN {
         return;
     }
-    if t.vsigsys_blocked != 0 || crate::image::in_text(uc.gregs[reg::RIP] as usize) {
-        // Held until the program unblocks it, or until strata's call returns.
+    if t.in_fast == 0 {
+        // A native call or a trampoline stands for the program's own code.
+        fast::fixup(t, uc);
+    } else if fast::in_exit_window(uc.gregs[reg::RIP]) {
+        fast::roll_forward(t, uc);
+    }
+    if t.vsigsys_blocked != 0 || t.in_fast != 0 || crate::image::in_text(uc.gregs[reg::RIP] as usize) {
+        // Held until the program unblocks it, or until strata's call returns
+        // (a fast call then leaves through the slow exit, which delivers it).
         t.pending_info = *info;
         t.vsigsys_pending = 1;
+        if t.in_fast != 0 {
+            t.fast_slow = 1;
+        }
         return;
     }
     if act.handler == sys::SIG_DFL {
@@ -677,7 +755,7 @@ pub fn sigtimedwait(t: &mut Thread, uc: &UContext, a: [u64; 6]) -> isize {
     let local = set & !sys::SIGSYS_BIT;
     let mut b = a;
     b[0] = &local as *const u64 as u64;
-    crate::dispatch::passthrough(uc, Sysno::rt_sigtimedwait as usize, b)
+    crate::dispatch::passthrough_nested(uc, Sysno::rt_sigtimedwait as usize, b)
 }
 
 /// Copies of a mask argument with SIGSYS removed, for calls that install a

@@ -170,7 +170,11 @@ fn bottom(c: &mut Call) -> i64 {
     // SAFETY: cur_uc is the live signal frame of this thread's call (set by
     // `dispatch::syscall` for exactly this activation).
     let uc = unsafe { &mut *uc };
-    match dispatch::bottom(t, uc, nr, c.args) {
+    let saved_ext = t.ext_call;
+    t.ext_call = u8::from(c.flags & abi::call_flags::FROM_EXTENSION != 0);
+    let r = dispatch::bottom(t, uc, nr, c.args);
+    thread::current().ext_call = saved_ext;
+    match r {
         Some(r) => r as i64,
         None => {
             // rt_sigreturn: what the restored registers hold in rax is what

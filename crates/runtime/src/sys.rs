@@ -81,6 +81,7 @@ pub const MINSIGSTKSZ: usize = 2048;
 
 pub const PROT_READ: usize = 1;
 pub const PROT_WRITE: usize = 2;
+pub const PROT_EXEC: usize = 4;
 pub const MAP_SHARED: usize = 0x01;
 pub const MAP_PRIVATE: usize = 0x02;
 pub const MAP_FIXED: usize = 0x10;
@@ -298,6 +299,14 @@ static STACK_HI: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsi
 pub fn set_main_stack(top: usize, limit: usize) {
     STACK_HI.store(top, core::sync::atomic::Ordering::Relaxed);
     STACK_LO.store(top.saturating_sub(limit), core::sync::atomic::Ordering::Relaxed);
+}
+
+/// The main thread's stack range: (lowest address it may grow to, top).
+pub fn main_stack() -> (usize, usize) {
+    (
+        STACK_LO.load(core::sync::atomic::Ordering::Relaxed),
+        STACK_HI.load(core::sync::atomic::Ordering::Relaxed),
+    )
 }
 
 /// process_vm_readv/writev do not grow the main stack (since Linux 6.5),

@@ -85,6 +85,42 @@ pub struct Thread {
     /// Each layer's view of the call in progress (a `*const Call`), for
     /// `exec_commit`.
     pub views: [usize; crate::stack::MAX_LAYERS],
+    /// The call the bottom is issuing comes from an extension (`Below::issue`).
+    pub ext_call: u8,
+    // ---- the fast path (fast.rs); offsets used by its assembly ----
+    /// 1 while a call that entered through a rewritten site runs in strata:
+    /// signals arriving then are deferred to its end.
+    pub in_fast: u8,
+    /// The blocking `strata_fast_sc` in progress issues the program's own
+    /// call (a kernel restart of it becomes ERESTARTSYS, then a restart at
+    /// the site's own `syscall`).
+    pub fast_sc_prog: u8,
+    /// The call must be served by the trap path after all (resume at the
+    /// site's `syscall`).
+    pub fast_bail: u8,
+    /// A signal interrupted the program's call and the kernel chose to
+    /// restart it: resume at the site's `syscall` with `restart_nr`.
+    pub fast_restart: u8,
+    /// Nonzero: leave through the slow exit (deferred signals, bail, restart).
+    pub fast_slow: u64,
+    /// Signals deferred while in fast mode (blocked until the call ends).
+    pub deferred: u64,
+    /// The program's stack pointer, flags and return address (S_ret) at entry.
+    pub prog_rsp: usize,
+    pub prog_flags: u64,
+    pub sret: usize,
+    /// The call's result, the number it was made with, the restart number.
+    pub fast_result: u64,
+    pub fast_nr: u64,
+    pub restart_nr: u64,
+    /// S_ret of the call in `strata_native_entry`.
+    pub native_ret: usize,
+    /// Calls that took the native, fast and trap paths (flushed at exit).
+    pub native_calls: u64,
+    pub fast_calls: u64,
+    /// Stand-in signal frame for calls on the fast path (only its `rax`
+    /// and mask are used: calls that need a real frame take the trap path).
+    pub fast_uc: sys::UContext,
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
@@ -93,6 +129,15 @@ pub const OFF_BOOT_SP: usize = core::mem::offset_of!(Thread, boot_sp);
 pub const OFF_ALTSTACK: usize = core::mem::offset_of!(Thread, altstack);
 pub const OFF_ALTSTACK_HI: usize = core::mem::offset_of!(Thread, altstack_hi);
 pub const OFF_HANDLER_SP: usize = core::mem::offset_of!(Thread, handler_sp);
+pub const OFF_SELECTOR: usize = core::mem::offset_of!(Thread, selector);
+pub const OFF_IN_FAST: usize = core::mem::offset_of!(Thread, in_fast);
+pub const OFF_FAST_SLOW: usize = core::mem::offset_of!(Thread, fast_slow);
+pub const OFF_PROG_RSP: usize = core::mem::offset_of!(Thread, prog_rsp);
+pub const OFF_PROG_FLAGS: usize = core::mem::offset_of!(Thread, prog_flags);
+pub const OFF_SRET: usize = core::mem::offset_of!(Thread, sret);
+pub const OFF_FAST_RESULT: usize = core::mem::offset_of!(Thread, fast_result);
+pub const OFF_NATIVE_RET: usize = core::mem::offset_of!(Thread, native_ret);
+pub const OFF_NATIVE_CALLS: usize = core::mem::offset_of!(Thread, native_calls);
 const _: () = assert!(core::mem::offset_of!(Thread, this) == 0);
 const _: () = assert!(core::mem::size_of::<Thread>() <= 4096);
 
@@ -170,6 +215,20 @@ pub fn claim() -> Option<*mut Thread> {
     Some(t)
 }
 
+/// How many thread states are in use (threads of this process, and vfork
+/// children sharing its memory).
+pub fn live_count() -> usize {
+    let n = POOL_LEN.load(Ordering::Acquire);
+    POOL.iter()
+        .take(n)
+        .filter(|slot| {
+            let p = slot.load(Ordering::Acquire);
+            // SAFETY: pool entries are never freed.
+            !p.is_null() && unsafe { (*p).dead.load(Ordering::Acquire) } == 0
+        })
+        .count()
+}
+
 /// Puts a state back without it having run (a failed clone).
 pub fn release(t: *mut Thread) {
     // SAFETY: `t` came from `claim` and no thread runs on it.
@@ -198,6 +257,15 @@ unsafe fn reset(t: *mut Thread) {
         (*t).cur_layer = crate::stack::NO_LAYER;
         (*t).cur_nr = 0;
         (*t).views = [0; crate::stack::MAX_LAYERS];
+        (*t).ext_call = 0;
+        (*t).in_fast = 0;
+        (*t).fast_sc_prog = 0;
+        (*t).fast_bail = 0;
+        (*t).fast_restart = 0;
+        (*t).fast_slow = 0;
+        (*t).deferred = 0;
+        (*t).native_calls = 0;
+        (*t).fast_calls = 0;
     }
 }
 

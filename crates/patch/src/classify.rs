@@ -1,0 +1,287 @@
+//! Deciding which `syscall` sites can be rewritten: lazily at a trap, eagerly per function.
+
+use crate::{is_prefix_byte, Decline, Pattern, Site, NR_RT_SIGRETURN, SYSCALL};
+use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
+
+/// `mov $imm32,%rax`: REX.W, opcode c7 /0, ModRM c0.
+const MOV_RAX: [u8; 3] = [0x48, 0xc7, 0xc0];
+/// `mov $imm32,%eax`.
+const MOV_EAX: u8 = 0xb8;
+/// The two signal restorers, as glibc and others write them, without their `syscall`.
+const RESTORERS: [&[u8]; 2] = [&[0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0], &[MOV_EAX, 0x0f, 0, 0, 0]];
+/// Sites remembered per pass of [`scan_function`] (about 3 KiB of stack).
+const MAX_PER_PASS: usize = 64;
+
+/// Lazy classification at a trap: the `syscall` at `sys_addr` just trapped with `%eax == eax`.
+///
+/// `before` holds the 15 bytes ending at `sys_addr` (`before[14]` is the byte at
+/// `sys_addr - 1`), `after` the 2 bytes at `sys_addr`.
+///
+/// Without function bounds the instruction boundary before the `syscall` is a guess, so the
+/// rules are strict:
+/// - **P1** `b8 imm32`: the immediate must equal `eax` (the `mov` ran and led here) and the
+///   byte before `b8` must be neither a prefix/REX byte ([`is_prefix_byte`]) nor `0f`.
+/// - **P1W** `48 c7 c0 imm32`: the same, with `imm32 < 2³¹` (so `%rax` is its zero extension).
+/// - **P2**: of the lengths 5..=15, exactly one may decode (iced, 64-bit, at `sys_addr - L`)
+///   to a valid instruction of exactly that length, and it must be relocatable: flow control
+///   *next*, no `%gs` override, no `eip`-relative operand (RIP-relative is relocated later).
+///
+/// `rt_sigreturn` (`eax == 15` or the restorer's bytes) and a `syscall` right after another
+/// one are always declined.
+///
+/// **P2 here is a guess**: a unique candidate can still straddle the real boundary. In glibc
+/// 2.36's libc.so.6 (tests/survey.rs), 4 of the 72 `syscall`s that follow a short instruction
+/// (`mov %r12d,%eax`…) have one, e.g. `02 89 c2 44 89 e0` (`add -0x1f76bb3e(%rcx),%cl`) over `… 89 c2; 44 89 e0`.
+/// Patching it would corrupt the code before it. Where the function is known (a file-backed
+/// object with `.eh_frame_hdr`), prefer [`classify_in_function`]; use a P2 from here only
+/// where a wrong boundary is otherwise excluded. P1/P1W rest on `%eax` matching the
+/// immediate, the design's heuristic for code without bounds.
+pub fn classify_trap(before: &[u8; 15], after: &[u8; 2], sys_addr: u64, eax: u32) -> Result<Site, Decline> {
+    if *after != SYSCALL {
+        return Err(Decline::NotSyscall);
+    }
+    if eax == NR_RT_SIGRETURN || is_restorer(before) {
+        return Err(Decline::Restorer);
+    }
+    let [.., b10, b11, b12, b13, b14] = *before;
+    if [b13, b14] == SYSCALL {
+        return Err(Decline::BackToBack);
+    }
+    let imm = u32::from_le_bytes([b11, b12, b13, b14]);
+    let static_len = if b10 == MOV_EAX {
+        Some((Pattern::P1, 5))
+    } else if before[8..11] == MOV_RAX {
+        Some((Pattern::P1W, 7))
+    } else {
+        None
+    };
+    if let Some((pattern, len)) = static_len {
+        let lead = before.get(14 - len).copied().unwrap_or(0x0f);
+        if is_prefix_byte(lead) || lead == 0x0f {
+            return Err(Decline::Prefix);
+        }
+        if imm != eax || (pattern == Pattern::P1W && imm >= 0x8000_0000) {
+            return Err(Decline::NumberMismatch);
+        }
+        let bytes = before.get(15 - len..).unwrap_or_default();
+        return Ok(make_site(pattern, sys_addr.wrapping_sub(len as u64), bytes, Some(imm)));
+    }
+
+    let mut instr = Instruction::default();
+    let mut found = None;
+    for len in 5..=15usize {
+        let start = sys_addr.wrapping_sub(len as u64);
+        let bytes = before.get(15 - len..).unwrap_or_default();
+        Decoder::with_ip(64, bytes, start, DecoderOptions::NONE).decode_out(&mut instr);
+        if !instr.is_invalid() && instr.len() == len {
+            if found.is_some() {
+                return Err(Decline::Ambiguous);
+            }
+            found = Some((start, bytes, instr));
+        }
+    }
+    let (start, bytes, instr) = found.ok_or(Decline::Undecodable)?;
+    relocatable(&instr)?;
+    Ok(make_site(Pattern::P2, start, bytes, None))
+}
+
+/// Eager scan of one function: `code` holds the bytes of `[base, base + code.len())`,
+/// starting at the function's first instruction (e.g. from one `.eh_frame_hdr` start to the
+/// next). Calls `f` for each `syscall` site that can be rewritten, in address order.
+///
+/// Decoding is linear from `base`: only a `syscall` reached at an instruction boundary
+/// counts, and the instruction before it is classified with its boundary known (P1, P1W with
+/// their static number, else P2 if relocatable and ≥ 5 bytes). A site is then skipped if any
+/// direct branch of the function (`jmp`, `jcc`, `call`, `loop`, `xbegin` with an immediate
+/// target) lands strictly inside the replaced instruction, on bytes that become dead.
+/// An invalid instruction ends the scan; so does the end of `code`.
+///
+/// The start must be an instruction boundary, or the decode is misaligned until it happens to
+/// resynchronise. `.eh_frame_hdr` starts are, with deliberate exceptions: glibc's FDE for
+/// `__restore_rt` starts one byte early, inside padding, so that an unwinder looking up
+/// `pc - 1` finds it. That is why the restorer is recognised by its bytes, too.
+pub fn scan_function(code: &[u8], base: u64, f: &mut dyn FnMut(Site)) {
+    scan_function_with_declines(code, base, &mut |_, site| {
+        if let Ok(site) = site {
+            f(site)
+        }
+    });
+}
+
+/// [`scan_function`], reporting every `syscall` it reaches: `f(sys_addr, Ok(site))` or
+/// `f(sys_addr, Err(reason))`, in address order. For statistics.
+pub fn scan_function_with_declines(code: &[u8], base: u64, f: &mut dyn FnMut(u64, Result<Site, Decline>)) {
+    // Two passes without allocation: collect up to MAX_PER_PASS sites, then decode the whole
+    // function again for branch targets. A function with more sites repeats this per batch.
+    let mut resume = 0;
+    loop {
+        let mut found = [(0u64, Err(Decline::InvalidSite)); MAX_PER_PASS];
+        let (n, next) = collect(code, base, resume, &mut found);
+        let batch = found.get_mut(..n).unwrap_or_default();
+        if batch.iter().any(|(_, r)| r.is_ok()) {
+            drop_branch_targets(code, base, batch);
+        }
+        for (sys_addr, result) in batch.iter() {
+            f(*sys_addr, *result);
+        }
+        match next {
+            Some(next) => resume = next,
+            None => return,
+        }
+    }
+}
+
+/// The eager verdict for the one `syscall` at `sys_addr`, from a scan of the function that
+/// contains it (`code` and `base` as for [`scan_function`]): the lazy path's classification
+/// where function bounds are known. [`Decline::NotSyscall`] if the decode does not reach a
+/// `syscall` at `sys_addr` (the bytes there are inside another instruction).
+pub fn classify_in_function(code: &[u8], base: u64, sys_addr: u64) -> Result<Site, Decline> {
+    let mut verdict = Err(Decline::NotSyscall);
+    scan_function_with_declines(code, base, &mut |at, result| {
+        if at == sys_addr {
+            verdict = result
+        }
+    });
+    verdict
+}
+
+/// Whether the bytes before a `syscall` (ending at it) are a signal restorer's.
+fn is_restorer(before: &[u8]) -> bool {
+    RESTORERS.iter().any(|r| before.ends_with(r))
+}
+
+/// Decodes from offset `resume` and fills `found` with the `syscall`s reached. Returns how
+/// many, and the offset to resume from if `found` filled up before the end.
+fn collect(
+    code: &[u8],
+    base: u64,
+    resume: usize,
+    found: &mut [(u64, Result<Site, Decline>); MAX_PER_PASS],
+) -> (usize, Option<usize>) {
+    let Some(rest) = code.get(resume..) else {
+        return (0, None);
+    };
+    let mut decoder = Decoder::with_ip(64, rest, base.wrapping_add(resume as u64), DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    // The previous instruction and its bytes.
+    let mut prev: Option<(Instruction, &[u8])> = None;
+    let mut n = 0;
+    while decoder.can_decode() {
+        let at = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            break;
+        }
+        if instr.code() == Code::Syscall {
+            let result = match &prev {
+                _ if is_restorer(code.get(..resume + at).unwrap_or_default()) => Err(Decline::Restorer),
+                None => Err(Decline::FunctionStart),
+                Some((p, bytes)) => classify_known(p, bytes),
+            };
+            if let Some(slot) = found.get_mut(n) {
+                *slot = (instr.ip(), result);
+                n += 1;
+            }
+            if n == MAX_PER_PASS {
+                return (n, Some(resume + decoder.position()));
+            }
+        }
+        prev = rest.get(at..decoder.position()).map(|bytes| (instr, bytes));
+    }
+    (n, None)
+}
+
+/// Classifies an instruction whose boundary is known (decoded linearly from its function's
+/// start) and which is directly followed by a `syscall`.
+fn classify_known(instr: &Instruction, bytes: &[u8]) -> Result<Site, Decline> {
+    if instr.code() == Code::Syscall {
+        return Err(Decline::BackToBack);
+    }
+    let imm = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map(u32::from_le_bytes)
+    };
+    let (pattern, nr) = match bytes {
+        [MOV_EAX, _, _, _, _] => (Pattern::P1, imm(1)),
+        [0x48, 0xc7, 0xc0, _, _, _, _] if imm(3).is_some_and(|i| i < 0x8000_0000) => (Pattern::P1W, imm(3)),
+        _ if bytes.len() < 5 => return Err(Decline::TooShort),
+        _ => {
+            relocatable(instr)?;
+            (Pattern::P2, None)
+        }
+    };
+    Ok(make_site(pattern, instr.ip(), bytes, nr))
+}
+
+/// Whether `instr` can run unchanged (but for a RIP-relative displacement) from a trampoline.
+pub(crate) fn relocatable(instr: &Instruction) -> Result<(), Decline> {
+    // syscall, sysenter, int, ud*, xbegin, every branch, call and ret are not Next.
+    if instr.flow_control() != FlowControl::Next || instr.code() == Code::Syscall {
+        return Err(Decline::Branch);
+    }
+    if instr.segment_prefix() == Register::GS {
+        return Err(Decline::SegmentGs);
+    }
+    if instr.is_ip_rel_memory_operand() && instr.memory_base() == Register::EIP {
+        return Err(Decline::EipRelative);
+    }
+    Ok(())
+}
+
+/// Replaces each accepted site in `batch` that a direct branch of the function lands inside
+/// by [`Decline::BranchTarget`].
+fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, Decline>)]) {
+    let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    while decoder.can_decode() {
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            break;
+        }
+        if !matches!(
+            instr.op0_kind(),
+            OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64
+        ) {
+            continue;
+        }
+        let target = instr.near_branch_target();
+        for (_, result) in batch.iter_mut() {
+            if let Ok(site) = result {
+                if target > site.start && target < site.sys_addr() {
+                    *result = Err(Decline::BranchTarget);
+                }
+            }
+        }
+    }
+}
+
+fn make_site(pattern: Pattern, start: u64, bytes: &[u8], nr: Option<u32>) -> Site {
+    let mut insn = [0; 15];
+    for (dst, src) in insn.iter_mut().zip(bytes) {
+        *dst = *src;
+    }
+    Site {
+        pattern,
+        start,
+        len: bytes.len().min(15) as u8,
+        nr,
+        insn,
+    }
+}
+
+/// Calls `f(offset)` for every `0f 05` in `code`, in order: the candidates that decide which
+/// functions are worth decoding. (`0f 05` cannot overlap itself.)
+pub fn find_syscall_bytes(code: &[u8], f: &mut dyn FnMut(usize)) {
+    let mut i = 0;
+    while let Some(p) = code.get(i..).and_then(|rest| rest.iter().position(|&b| b == 0x0f)) {
+        let at = i + p;
+        if code.get(at + 1) == Some(&0x05) {
+            f(at);
+            i = at + 2;
+        } else {
+            i = at + 1;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The bytes written at a site and into its trampoline, and where a live P1 trampoline may go.
+
+use crate::classify::relocatable;
+use crate::{Decline, Pattern, Site};
+use iced_x86::{Decoder, DecoderOptions, Instruction};
+
+/// Length of `jmp rel32`: the least a replaced instruction can have.
+pub const JUMP_LEN: usize = 5;
+/// The longest trampoline [`trampoline`] writes: 15 + 7 (`lea`) + 6 (`jmp *`) bytes.
+pub const TRAMPOLINE_MAX: usize = 15 + 7 + 6;
+/// `int3`: fills the dead bytes, so a stray jump into them stops loudly.
+const INT3: u8 = 0xcc;
+/// `lea rel32(%rip),%rcx`.
+const LEA_RCX: [u8; 3] = [0x48, 0x8d, 0x0d];
+/// `jmp *rel32(%rip)`.
+const JMP_RIP: [u8; 2] = [0xff, 0x25];
+
+/// The rel32 that a branch or RIP-relative operand ending at `next_ip` needs to reach
+/// `target`, if it fits.
+fn rel32(next_ip: u64, target: u64) -> Option<i32> {
+    i32::try_from(target.wrapping_sub(next_ip) as i64).ok()
+}
+
+/// The site's length, checked.
+fn site_len(site: &Site) -> Result<usize, Decline> {
+    match usize::from(site.len) {
+        len @ JUMP_LEN..=15 => Ok(len),
+        _ => Err(Decline::InvalidSite),
+    }
+}
+
+/// Writes the bytes that replace `site` into `out` and returns their number (`site.len`):
+/// `e9 rel32` to `tramp` (relative to `site.start + 5`), then `int3` for the dead tail.
+///
+/// Errors: [`Decline::OutOfRange`] if `tramp` is not within ±2 GiB, [`Decline::InvalidSite`].
+pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, Decline> {
+    let len = site_len(site)?;
+    let rel = rel32(site.start.wrapping_add(JUMP_LEN as u64), tramp).ok_or(Decline::OutOfRange)?;
+    let [r0, r1, r2, r3] = rel.to_le_bytes();
+    *out = [INT3; 15];
+    out[..JUMP_LEN].copy_from_slice(&[0xe9, r0, r1, r2, r3]);
+    Ok(len)
+}
+
+/// Writes the trampoline for `site`, to be placed at address `tramp`, into `out` and returns
+/// its length (at most [`TRAMPOLINE_MAX`]):
+///
+/// 1. the replaced instruction; a RIP-relative displacement is rewritten so that it reaches
+///    the same absolute address from `tramp` (iced's constant offsets locate the disp32);
+/// 2. `lea S_ret(%rip),%rcx`, S_ret being the address after the `syscall`, as the kernel
+///    leaves `%rcx`;
+/// 3. `jmp *slot(%rip)`: `slot` is the address of an 8-byte constant holding the entry stub's
+///    address (strata's code is usually more than 2 GiB away; the pool's constant is not).
+///
+/// Errors: [`Decline::RipRelativeOutOfRange`] if the operand's target is too far from `tramp`,
+/// [`Decline::OutOfRange`] for S_ret or `slot`, and the classification's declines if the
+/// site's bytes are not a relocatable instruction of `site.len` bytes.
+pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Result<usize, Decline> {
+    let len = site_len(site)?;
+    let bytes = site.bytes();
+    let mut decoder = Decoder::with_ip(64, bytes, site.start, DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    decoder.decode_out(&mut instr);
+    if instr.is_invalid() || instr.len() != len {
+        return Err(Decline::Undecodable);
+    }
+    relocatable(&instr)?;
+
+    let (insn, rest) = out.split_at_mut(len);
+    insn.copy_from_slice(bytes);
+    if instr.is_ip_rel_memory_operand() {
+        // The operand is relative to the end of the instruction, which moves to tramp + len.
+        let offsets = decoder.get_constant_offsets(&instr);
+        let at = offsets.displacement_offset();
+        let disp = insn.get_mut(at..at + 4).filter(|_| offsets.displacement_size() == 4);
+        let disp = disp.ok_or(Decline::Undecodable)?;
+        let new = rel32(tramp.wrapping_add(len as u64), instr.ip_rel_memory_address());
+        disp.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());
+    }
+
+    let lea_end = tramp.wrapping_add((len + 7) as u64);
+    let lea = rel32(lea_end, site.ret_addr()).ok_or(Decline::OutOfRange)?;
+    let jmp = rel32(lea_end.wrapping_add(6), slot).ok_or(Decline::OutOfRange)?;
+    let [l0, l1, l2, l3] = lea.to_le_bytes();
+    let [j0, j1, j2, j3] = jmp.to_le_bytes();
+    let tail = [
+        LEA_RCX[0], LEA_RCX[1], LEA_RCX[2], l0, l1, l2, l3, JMP_RIP[0], JMP_RIP[1], j0, j1, j2, j3,
+    ];
+    rest.get_mut(..tail.len())
+        .ok_or(Decline::InvalidSite)?
+        .copy_from_slice(&tail);
+    Ok(len + tail.len())
+}
+
+/// The number of a P1 site that can be patched live, i.e. below 512 (two bytes n0, n1 ≤ 1).
+fn live_nr(site: &Site) -> Option<u32> {
+    let nr = site.nr.filter(|&nr| nr < 512)?;
+    (site.pattern == Pattern::P1 && site.len == 5 && site.insn[0] == 0xb8).then_some(nr)
+}
+
+/// Whether trampoline address `tramp` is safe for patching P1 `site` while other threads may
+/// execute it (§4.3 of the design).
+///
+/// The immediate bytes `i = nr` are overwritten by `r = tramp - (start + 5)` before the
+/// opcode `b8` becomes `e9`, in any order and width, so another thread may run `b8` followed
+/// by any mix of old and new bytes. The mix must never be a plausible call number other than
+/// `nr`. With r0 == n0 (byte 0 never changes) and r1 ≥ 2, every mix is either `nr` itself or
+/// ≥ 512: byte 1 from `r` gives ≥ 0x200, bytes 2–3 from `r` are 0 (same as `i`) or give
+/// ≥ 0x10000. Also requires `tramp` within rel32 range, and `nr < 512`.
+pub fn live_p1_ok(site: &Site, tramp: u64) -> bool {
+    let (Some(nr), Some(rel)) = (live_nr(site), rel32(site.start.wrapping_add(5), tramp)) else {
+        return false;
+    };
+    let [r0, r1, ..] = rel.to_le_bytes();
+    r0 == nr as u8 && r1 >= 2
+}
+
+/// The smallest address `>= from` that [`live_p1_ok`] accepts for `site`, if any: `None` if
+/// `site` is not a live-patchable P1 or no such address is within rel32 range.
+pub fn next_live_p1_addr(site: &Site, from: u64) -> Option<u64> {
+    let nr = live_nr(site)?;
+    let base = site.start.wrapping_add(5);
+    // Start no lower than the lowest reachable address.
+    let from = from.max(base.saturating_sub(1 << 31));
+    // Fix byte 0, then raise byte 1 to at least 2 (it is 0 or 1 at most twice).
+    let mut tramp = from.checked_add(u64::from((nr as u8).wrapping_sub(from.wrapping_sub(base) as u8)))?;
+    while ((tramp.wrapping_sub(base) >> 8) as u8) < 2 {
+        tramp = tramp.checked_add(0x100)?;
+    }
+    live_p1_ok(site, tramp).then_some(tramp)
+}

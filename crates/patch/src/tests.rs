@@ -1,0 +1,480 @@
+//! Hand-assembled snippets for every pattern and decline, and the emitted bytes decoded back.
+
+use crate::*;
+use iced_x86::{Code, Decoder, DecoderOptions, Formatter, GasFormatter, Instruction, Register};
+use std::string::String;
+use std::vec::Vec;
+
+const SYS: u64 = 0x7f00_1234_5000;
+
+/// The 15 bytes ending at a `syscall`: the end of `tail`, right-aligned after `int3` padding
+/// (`cc` is a one-byte instruction, so it never makes a longer candidate valid).
+fn before(tail: &[u8]) -> [u8; 15] {
+    let tail = &tail[tail.len().saturating_sub(15)..];
+    let mut b = [0xcc; 15];
+    b[15 - tail.len()..].copy_from_slice(tail);
+    b
+}
+
+fn trap(tail: &[u8], eax: u32) -> Result<Site, Decline> {
+    classify_trap(&before(tail), &SYSCALL, SYS, eax)
+}
+
+fn decode_all(bytes: &[u8], ip: u64) -> Vec<Instruction> {
+    Decoder::with_ip(64, bytes, ip, DecoderOptions::NONE)
+        .into_iter()
+        .collect()
+}
+
+fn gas(instr: &Instruction) -> String {
+    let mut s = String::new();
+    GasFormatter::new().format(instr, &mut s);
+    s
+}
+
+/// All `syscall`s of a function, accepted or not.
+fn scan_all(code: &[u8], base: u64) -> Vec<(u64, Result<Site, Decline>)> {
+    let mut v = Vec::new();
+    scan_function_with_declines(code, base, &mut |a, r| v.push((a, r)));
+    v
+}
+
+/// glibc's syscall(3): the number and arguments shift one register down, the 6th comes
+/// from the stack with a 5-byte `mov 0x8(%rsp),%r9` (P2).
+const GLIBC_SYSCALL: [u8; 23] = [
+    0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48, 0x89, 0xca, 0x4d, 0x89, 0xc2, 0x4d, 0x89, 0xc8, 0x4c,
+    0x8b, 0x4c, 0x24, 0x08,
+];
+
+#[test]
+fn p1() {
+    let site = trap(&[0xb8, 0x27, 0, 0, 0], 0x27).unwrap();
+    assert_eq!(site.pattern, Pattern::P1);
+    assert_eq!((site.start, site.len, site.nr), (SYS - 5, 5, Some(0x27)));
+    assert_eq!(site.bytes(), [0xb8, 0x27, 0, 0, 0]);
+    assert_eq!((site.sys_addr(), site.ret_addr()), (SYS, SYS + 2));
+}
+
+#[test]
+fn p1_declines() {
+    assert_eq!(trap(&[0xb8, 0x27, 0, 0, 0], 0x28), Err(Decline::NumberMismatch));
+    // mov $0x27,%r8d, and b8 as the second byte of a 0f opcode.
+    assert_eq!(trap(&[0x41, 0xb8, 0x27, 0, 0, 0], 0x27), Err(Decline::Prefix));
+    assert_eq!(trap(&[0x0f, 0xb8, 0x27, 0, 0, 0], 0x27), Err(Decline::Prefix));
+    for p in [
+        0x26, 0x2e, 0x36, 0x3e, 0x40, 0x4f, 0x64, 0x65, 0x66, 0x67, 0xf0, 0xf2, 0xf3,
+    ] {
+        assert_eq!(trap(&[p, 0xb8, 0x27, 0, 0, 0], 0x27), Err(Decline::Prefix), "{p:#x}");
+    }
+    assert_eq!(
+        classify_trap(&before(&[0xb8, 0x27, 0, 0, 0]), &[0x0f, 0x34], SYS, 0x27),
+        Err(Decline::NotSyscall)
+    );
+}
+
+#[test]
+fn p1w() {
+    let site = trap(&[0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 60).unwrap();
+    assert_eq!(
+        (site.pattern, site.start, site.len, site.nr),
+        (Pattern::P1W, SYS - 7, 7, Some(60))
+    );
+    assert_eq!(
+        trap(&[0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 61),
+        Err(Decline::NumberMismatch)
+    );
+    assert_eq!(trap(&[0x66, 0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 60), Err(Decline::Prefix));
+    // Sign-extended: %rax is not the zero extension of %eax.
+    assert_eq!(
+        trap(&[0x48, 0xc7, 0xc0, 0, 0, 0, 0x80], 0x8000_0000),
+        Err(Decline::NumberMismatch)
+    );
+}
+
+#[test]
+fn p2_glibc_syscall3() {
+    let site = trap(&GLIBC_SYSCALL, 39).unwrap();
+    assert_eq!(
+        (site.pattern, site.start, site.len, site.nr),
+        (Pattern::P2, SYS - 5, 5, None)
+    );
+    assert_eq!(site.bytes(), [0x4c, 0x8b, 0x4c, 0x24, 0x08]);
+    // Eager: the same site, with the boundary known.
+    let mut code = GLIBC_SYSCALL.to_vec();
+    code.extend_from_slice(&[0x0f, 0x05, 0xc3]);
+    let base = SYS - GLIBC_SYSCALL.len() as u64;
+    assert_eq!(scan_all(&code, base), [(SYS, Ok(site))]);
+}
+
+/// The site an eager scan finds for `insn; syscall`, placed so that the `syscall` is at SYS.
+fn eager(insn: &[u8]) -> Site {
+    let mut code = insn.to_vec();
+    code.extend_from_slice(&SYSCALL);
+    let got = scan_all(&code, SYS - insn.len() as u64);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, SYS);
+    got[0].1.unwrap()
+}
+
+#[test]
+fn p2_rip_relative_is_relocated() {
+    // mov 0x1000(%rip),%rax: target SYS + 0x1000. Lazily it is ambiguous (below), so the
+    // site comes from a scan.
+    let site = eager(&[0x48, 0x8b, 0x05, 0x00, 0x10, 0, 0]);
+    assert_eq!((site.pattern, site.start, site.len), (Pattern::P2, SYS - 7, 7));
+    let target = SYS + 0x1000;
+    for tramp in [SYS + 0x7000_0000, SYS - 0x7000_0000, SYS + 3] {
+        let slot = tramp & !0xfff;
+        let mut out = [0; 64];
+        let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+        let insns = decode_all(&out[..n], tramp);
+        assert_eq!(insns[0].code(), Code::Mov_r64_rm64);
+        assert_eq!(insns[0].ip_rel_memory_address(), target);
+        check_tail(&insns[1..], &site, slot);
+    }
+    // The target (SYS + 0x1000) is out of reach from 2 GiB below SYS.
+    let mut out = [0; 64];
+    assert_eq!(
+        trampoline(&site, SYS - 0x8000_0000, SYS - 0x8000_0000, &mut out),
+        Err(Decline::RipRelativeOutOfRange)
+    );
+    // A displacement followed by an immediate: cmpl $7,0x10(%rip). Unambiguous lazily too.
+    let site = trap(&[0x83, 0x3d, 0x10, 0, 0, 0, 0x07], 0).unwrap();
+    assert_eq!(site, eager(&[0x83, 0x3d, 0x10, 0, 0, 0, 0x07]));
+    let n = trampoline(&site, SYS + 0x100, SYS, &mut out).unwrap();
+    let insns = decode_all(&out[..n], SYS + 0x100);
+    assert_eq!(
+        (insns[0].ip_rel_memory_address(), insns[0].immediate8()),
+        (SYS + 0x10, 7)
+    );
+    // 32-bit eip-relative (67 prefix): declined.
+    assert_eq!(
+        scan_all(&[0x67, 0x8b, 0x05, 0, 1, 0, 0, 0x0f, 0x05], SYS)[0].1,
+        Err(Decline::EipRelative)
+    );
+}
+
+#[test]
+fn lazy_boundaries_are_often_ambiguous() {
+    // A RIP-relative operand ends in ModRM 05/0d/…/3d + disp32, and those five bytes are also
+    // `add/or/…/cmp $imm32,%eax`; dropping a REX or segment prefix leaves a valid instruction.
+    for modrm in [0x05, 0x0d, 0x15, 0x1d, 0x25, 0x2d, 0x35, 0x3d] {
+        assert_eq!(trap(&[0x8b, modrm, 0, 1, 0, 0], 0), Err(Decline::Ambiguous));
+    }
+    assert_eq!(
+        trap(&[0x64, 0x48, 0x8b, 0x90, 0x44, 0x33, 0x22, 0x11], 1),
+        Err(Decline::Ambiguous)
+    );
+    // mov %gs:0x10,%rax, as in TLS code: eagerly it is the gs override that declines it.
+    let gs = [0x65, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0];
+    assert_eq!(trap(&gs, 1), Err(Decline::Ambiguous));
+    assert_eq!(
+        scan_all(&[&gs[..], &SYSCALL].concat(), SYS - 9)[0].1,
+        Err(Decline::SegmentGs)
+    );
+}
+
+/// `lea S_ret(%rip),%rcx`, then `jmp *slot(%rip)`, and nothing else.
+fn check_tail(insns: &[Instruction], site: &Site, slot: u64) {
+    assert_eq!(insns.len(), 2, "{:?}", insns.iter().map(gas).collect::<Vec<_>>());
+    assert_eq!(
+        (insns[0].code(), insns[0].op0_register()),
+        (Code::Lea_r64_m, Register::RCX)
+    );
+    assert_eq!(insns[0].ip_rel_memory_address(), site.ret_addr());
+    assert_eq!(insns[1].code(), Code::Jmp_rm64);
+    assert!(insns[1].is_ip_rel_memory_operand());
+    assert_eq!(insns[1].ip_rel_memory_address(), slot);
+}
+
+#[test]
+fn trampolines_decode_back() {
+    let sites = [
+        trap(&[0xb8, 0x27, 0, 0, 0], 0x27),
+        trap(&[0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 60),
+        trap(&GLIBC_SYSCALL, 0),
+    ];
+    for site in sites {
+        let site = site.unwrap();
+        let (tramp, slot) = (SYS - 0x10_0000 + 0x123, SYS - 0x10_0000);
+        let mut out = [0; 64];
+        let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+        assert!(n <= TRAMPOLINE_MAX && n == site.len as usize + 13);
+        assert_eq!(&out[..site.len as usize], site.bytes());
+        let insns = decode_all(&out[..n], tramp);
+        std::println!(
+            "{:?}: {}",
+            site.pattern,
+            insns.iter().map(gas).collect::<Vec<_>>().join("; ")
+        );
+        assert_eq!(insns[0].len(), site.len as usize);
+        check_tail(&insns[1..], &site, slot);
+    }
+    let site = trap(&[0xb8, 0x27, 0, 0, 0], 0x27).unwrap();
+    let mut out = [0; 64];
+    assert_eq!(
+        trampoline(&site, SYS + 0x8000_0000, SYS, &mut out),
+        Err(Decline::OutOfRange)
+    );
+    assert_eq!(
+        trampoline(&site, SYS, SYS + 0x9000_0000, &mut out),
+        Err(Decline::OutOfRange)
+    );
+    // A site whose bytes do not match its length, or are not relocatable.
+    let bad = Site { len: 6, ..site };
+    assert_eq!(trampoline(&bad, SYS, SYS, &mut out), Err(Decline::Undecodable));
+    let bad = Site { len: 4, ..site };
+    assert_eq!(trampoline(&bad, SYS, SYS, &mut out), Err(Decline::InvalidSite));
+    let call = Site {
+        insn: [0xe8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        ..site
+    };
+    assert_eq!(trampoline(&call, SYS, SYS, &mut out), Err(Decline::Branch));
+}
+
+#[test]
+fn jump() {
+    let site = trap(&[0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 60).unwrap();
+    let mut out = [0; 15];
+    let tramp = site.start + 5 - 0x1234;
+    assert_eq!(jump_bytes(&site, tramp, &mut out), Ok(7));
+    assert_eq!(out[..7], [0xe9, 0xcc, 0xed, 0xff, 0xff, 0xcc, 0xcc]);
+    let insn = decode_all(&out[..5], site.start)[0];
+    assert_eq!((insn.code(), insn.near_branch_target()), (Code::Jmp_rel32_64, tramp));
+    let up = site.start + 5 + 0x7fff_ffff;
+    assert_eq!(jump_bytes(&site, up, &mut out), Ok(7));
+    assert_eq!(jump_bytes(&site, up + 1, &mut out), Err(Decline::OutOfRange));
+    assert_eq!(jump_bytes(&site, site.start + 5 - 0x8000_0000, &mut out), Ok(7));
+    assert_eq!(
+        jump_bytes(&site, site.start + 4 - 0x8000_0000, &mut out),
+        Err(Decline::OutOfRange)
+    );
+}
+
+#[test]
+fn trap_declines() {
+    // call rel32, jmp rel32, je rel32.
+    assert_eq!(trap(&[0xe8, 0, 1, 0, 0], 1), Err(Decline::Branch));
+    assert_eq!(trap(&[0xe9, 0, 1, 0, 0], 1), Err(Decline::Branch));
+    assert_eq!(trap(&[0x0f, 0x84, 0, 1, 0, 0], 1), Err(Decline::Branch));
+    // mov %gs:(%rsp),%rax: 5 bytes, so the 4 without the prefix are no candidate.
+    assert_eq!(trap(&[0x65, 0x48, 0x8b, 0x04, 0x24], 1), Err(Decline::SegmentGs));
+    // FS is fine (glibc's TLS): mov %fs:(%rsp),%rax.
+    assert_eq!(
+        trap(&[0x64, 0x48, 0x8b, 0x04, 0x24], 1).map(|s| s.pattern),
+        Ok(Pattern::P2)
+    );
+    // Restorer, in both forms and whatever the bytes if %eax is 15.
+    assert_eq!(trap(&[0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0], 15), Err(Decline::Restorer));
+    assert_eq!(trap(&[0xb8, 0x0f, 0, 0, 0], 15), Err(Decline::Restorer));
+    assert_eq!(trap(&GLIBC_SYSCALL, 15), Err(Decline::Restorer));
+    assert_eq!(trap(&[0xb8, 0x27, 0, 0, 0, 0x0f, 0x05], 0x27), Err(Decline::BackToBack));
+    assert_eq!(trap(&[0x31, 0xc0], 0), Err(Decline::Undecodable));
+}
+
+/// Assembles `nr` (P1) sites, for scan tests.
+fn p1_site(code: &mut Vec<u8>, nr: u32) {
+    code.push(0xb8);
+    code.extend_from_slice(&nr.to_le_bytes());
+    code.extend_from_slice(&SYSCALL);
+}
+
+#[test]
+fn scan_small_function() {
+    let base = 0x40_1000;
+    let mut code = Vec::new();
+    p1_site(&mut code, 39); // 0: A
+    code.extend_from_slice(&[0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x0f, 0x05]); // 7: B, syscall at 12
+    code.extend_from_slice(&[0x48, 0x8b, 0x05, 0x10, 0, 0, 0, 0x0f, 0x05]); // 14: C, syscall at 21
+    code.extend_from_slice(&[0x31, 0xc0, 0x0f, 0x05]); // 23: too short
+    code.extend_from_slice(&[0x65, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0, 0x0f, 0x05]); // 27: gs
+    p1_site(&mut code, 15); // 38: restorer
+    code.extend_from_slice(&[0x0f, 0x05]); // 45: back to back
+    code.extend_from_slice(&[0x74, (9i32 - 49) as u8]); // 47: je 9, inside B
+    code.extend_from_slice(&[0x75, (7i32 - 51) as u8]); // 49: jne 7, B's start: fine
+    code.extend_from_slice(&[0xeb, (12i32 - 53) as u8]); // 51: jmp 12, B's syscall: fine
+    code.extend_from_slice(&[0xe8, 0, 0, 0, 0, 0xc3]); // 53: call 58 (next), ret
+    let got = scan_all(&code, base);
+    let starts: Vec<_> = got
+        .iter()
+        .map(|(a, r)| (a - base, r.map(|s| (s.pattern, s.start - base, s.nr))))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            (5, Ok((Pattern::P1, 0, Some(39)))),
+            (12, Err(Decline::BranchTarget)),
+            (21, Ok((Pattern::P2, 14, None))),
+            (25, Err(Decline::TooShort)),
+            (36, Err(Decline::SegmentGs)),
+            (43, Err(Decline::Restorer)),
+            (45, Err(Decline::BackToBack)),
+        ]
+    );
+    let mut accepted = Vec::new();
+    scan_function(&code, base, &mut |s| accepted.push(s.start - base));
+    assert_eq!(accepted, [0, 14]);
+    assert_eq!(
+        classify_in_function(&code, base, base + 21).map(|s| s.start),
+        Ok(base + 14)
+    );
+    assert_eq!(classify_in_function(&code, base, base + 12), Err(Decline::BranchTarget));
+    // syscall(3)-like site: P1W restorer, a function starting with syscall, an invalid
+    // instruction (06 = push %es, not in 64-bit mode) ending the scan.
+    let code = [
+        0x0f, 0x05, 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05, 0x06, 0xb8, 1, 0, 0, 0, 0x0f, 0x05,
+    ];
+    let got: Vec<_> = scan_all(&code, base).into_iter().map(|(a, r)| (a - base, r)).collect();
+    assert_eq!(got, [(0, Err(Decline::FunctionStart)), (9, Err(Decline::Restorer))]);
+    // glibc's __restore_rt FDE starts inside the `nopl 0(%rax)` before it: misaligned, the
+    // decode reaches the syscall after `00 00`, and the bytes still tell the restorer.
+    let code = [0x00, 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05];
+    assert_eq!(scan_all(&code, base), [(base + 8, Err(Decline::Restorer))]);
+    assert_eq!(classify_in_function(&code, base, base + 8), Err(Decline::Restorer));
+    assert_eq!(classify_in_function(&code, base, base + 7), Err(Decline::NotSyscall));
+    assert_eq!(trap(&code[..8], 0x27), Err(Decline::Restorer));
+    // A truncated instruction at the end ends the scan too.
+    assert_eq!(scan_all(&[0xb8, 1, 0], base), []);
+}
+
+#[test]
+fn scan_many_sites_in_batches() {
+    // 150 sites: more than one batch. Backward jumps into sites 3 (first batch) and 140 (last).
+    let base = 0x7000;
+    let mut code = Vec::new();
+    for nr in 0..150 {
+        p1_site(&mut code, nr);
+    }
+    for victim in [3u64, 140] {
+        let here = code.len() as u64;
+        let target = victim * 7 + 2;
+        code.push(0xe9);
+        code.extend_from_slice(&((target as i64 - (here as i64 + 5)) as i32).to_le_bytes());
+    }
+    code.push(0xc3);
+    let got = scan_all(&code, base);
+    assert_eq!(got.len(), 150);
+    for (i, (addr, r)) in got.iter().enumerate() {
+        assert_eq!(*addr, base + i as u64 * 7 + 5);
+        match i {
+            3 | 140 => assert_eq!(*r, Err(Decline::BranchTarget)),
+            15 => assert_eq!(*r, Err(Decline::Restorer)),
+            _ => assert_eq!(r.map(|s| s.nr), Ok(Some(i as u32))),
+        }
+    }
+}
+
+#[test]
+fn syscall_bytes() {
+    let mut at = Vec::new();
+    find_syscall_bytes(&[0x0f, 0x05, 0x0f, 0x0f, 0x05, 0x05, 0x0f], &mut |o| at.push(o));
+    assert_eq!(at, [0, 3]);
+    find_syscall_bytes(&[], &mut |_| panic!());
+    find_syscall_bytes(&[0x0f], &mut |_| panic!());
+}
+
+/// The 16 values `%eax` can take while the immediate bytes of `b8 i` are replaced by `r`.
+fn mixes(i: u32, r: u32) -> impl Iterator<Item = u32> {
+    (0..16u32).map(move |mask| {
+        let pick = |byte: u32| if mask & (1 << byte) != 0 { r } else { i };
+        (0..4)
+            .map(|byte| pick(byte) & (0xff << (8 * byte)))
+            .fold(0, |a, b| a | b)
+    })
+}
+
+#[test]
+fn live_p1_every_number() {
+    let start = 0x7f12_3456_7001;
+    let base = start + 5;
+    for nr in 0..512u32 {
+        let mut insn = [0; 15];
+        insn[..5].copy_from_slice(&[0xb8, nr as u8, (nr >> 8) as u8, 0, 0]);
+        let site = Site {
+            pattern: Pattern::P1,
+            start,
+            len: 5,
+            nr: Some(nr),
+            insn,
+        };
+        for from in [
+            base - 0x7000_0000,
+            base - 3,
+            base,
+            base + 0x1_0000 + nr as u64 * 77,
+            base + 0x7fff_0000,
+        ] {
+            let t = next_live_p1_addr(&site, from).unwrap();
+            assert!(t >= from && t - from < 0x300, "nr {nr} from {from:#x}: {t:#x}");
+            assert!(live_p1_ok(&site, t));
+            assert!((from..t).all(|a| !live_p1_ok(&site, a)), "nr {nr}: not the smallest");
+            let r = t.wrapping_sub(base) as u32;
+            for m in mixes(nr, r).filter(|&m| m != nr) {
+                assert!(m >= 512, "nr {nr} tramp {t:#x}: mix {m:#x}");
+            }
+            let mut jmp = [0; 15];
+            jump_bytes(&site, t, &mut jmp).unwrap();
+            assert_eq!(u32::from_le_bytes(jmp[1..5].try_into().unwrap()), r);
+        }
+    }
+    let site = trap(&[0xb8, 0x27, 0, 0, 0], 0x27).unwrap();
+    // Near the top of the range: nothing acceptable above it.
+    assert_eq!(
+        next_live_p1_addr(&site, site.start + 5 + 0x7fff_ff00),
+        Some(site.start + 5 + 0x7fff_ff27)
+    );
+    assert_eq!(next_live_p1_addr(&site, site.start + 5 + 0x7fff_ff28), None);
+    assert!(!live_p1_ok(&site, site.start + 5 + 0x1_0000_0227));
+    // Far below the range: the first acceptable address within it.
+    let low = next_live_p1_addr(&site, 0).unwrap();
+    assert_eq!(low, site.start + 5 - 0x8000_0000 + 0x227);
+    // Not live-patchable: P1W, P2, numbers >= 512.
+    let p1w = trap(&[0x48, 0xc7, 0xc0, 0x3c, 0, 0, 0], 60).unwrap();
+    assert!(!live_p1_ok(&p1w, p1w.start + 5 + 0x23c) && next_live_p1_addr(&p1w, 0).is_none());
+    let big = trap(&[0xb8, 0, 2, 0, 0], 512).unwrap();
+    assert!(next_live_p1_addr(&big, 0).is_none());
+}
+
+/// Cheap deterministic pseudo-random bytes.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u8 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 56) as u8
+    }
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let mut rng = Lcg(1);
+    let mut code = [0u8; 256];
+    for round in 0..20_000u32 {
+        for b in code.iter_mut() {
+            *b = match rng.next() % 8 {
+                0 => 0x0f,
+                1 => 0x05,
+                2 => 0xb8,
+                _ => rng.next(),
+            };
+        }
+        let mut b15 = [0; 15];
+        b15.copy_from_slice(&code[..15]);
+        let addr = u64::from(round).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let eax = u32::from_le_bytes(code[11..15].try_into().unwrap());
+        if let Ok(site) = classify_trap(&b15, &SYSCALL, addr, eax) {
+            let mut out = [0; 64];
+            let _ = trampoline(&site, addr.wrapping_add(0x1000), addr, &mut out);
+        }
+        scan_function(&code, addr, &mut |site| {
+            let mut out = [0; 64];
+            let _ = trampoline(&site, addr.wrapping_sub(0x1000), addr, &mut out);
+            let mut jmp = [0; 15];
+            let _ = jump_bytes(&site, u64::MAX, &mut jmp);
+        });
+        find_syscall_bytes(&code, &mut |_| {});
+        let _ = EhFrameHdr::parse(&code, addr).map(|h| h.containing(addr));
+    }
+}

@@ -1,0 +1,597 @@
+//! The fast path: how a call from a rewritten site reaches strata without a
+//! trap, and how signals are kept out of strata while it runs.
+//!
+//! A rewritten site (rewrite.rs) jumps to a trampoline that runs the
+//! replaced instruction, loads `S_ret` (the address after the site's intact
+//! `syscall`) into %rcx, as the kernel would, and jumps here:
+//!
+//! - `strata_native_entry` for a call no layer and no part of strata wants:
+//!   issued from strata's text (which dispatch lets through), then straight
+//!   back. Nothing is saved; it runs on the program's stack.
+//! - `strata_fast_entry` for every other call: switch to the thread's strata
+//!   stack, save what the Rust code may clobber (argument registers, flags,
+//!   xmm0-15), set the dispatch selector to ALLOW (strata's own calls pass
+//!   wherever they are issued), run `strata_fast` (the same extension stack
+//!   and bottom as the trap path), and return to S_ret with exactly the
+//!   registers a real `syscall` leaves: rax the result, rcx = S_ret, r11 =
+//!   rflags, everything else as it was.
+//!
+//! Signals. strata installs its own entry (`strata_sig_entry`) for every
+//! signal the program handles and forwards to the program's handler on the
+//! kernel's own frame, unchanged, whenever the interrupted code is the
+//! program's. While a fast call runs in strata (`Thread::in_fast`), a signal
+//! is deferred instead: re-queued to this thread and blocked until the call
+//! ends; the call then leaves through the slow exit, a real trap at a
+//! `syscall` outside strata's text, whose handler puts the program state at
+//! S_ret and unblocks the deferred signals, which the kernel then delivers
+//! at the program's own PC as it would have natively. A blocking call the
+//! kernel would restart after the handler is restarted at the site's own
+//! `syscall`. The few instructions between the end of the call and the
+//! return to the program are rolled forward instead (the program state is
+//! complete there). Calls that need a real signal frame (signal masks,
+//! sigreturn, clone, execve, exit) bail out to the trap path.
+
+use crate::sys::{self, reg, SigInfo, Sysno, UContext};
+use crate::thread::{self, Thread};
+use core::arch::global_asm;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// The program's handler per signal (strata's entry is what the kernel has).
+pub static ACT_HANDLER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+/// The program's flags, mask and restorer per signal, as it set them.
+pub static ACT_FLAGS: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+
+/// Address of the slow exit's `syscall` (a page outside strata's text).
+#[no_mangle]
+static mut STRATA_SLOW_STUB: u64 = 0;
+
+/// `Thread::in_fast` while the trap path waits in a blocking call: signals
+/// are deferred as in a fast call, until strata's handler returns.
+pub const TRAP_BLOCKING: u8 = 2;
+
+const ALLOW: u8 = sys::SYSCALL_DISPATCH_FILTER_ALLOW;
+const BLOCK: u8 = sys::SYSCALL_DISPATCH_FILTER_BLOCK;
+/// What the layers see for a call the kernel will restart after a handler.
+const ERESTARTSYS: u64 = (-512i64) as u64;
+const R11: usize = 3;
+const RCX: usize = 14;
+
+global_asm!(
+    ".globl strata_windows_start",
+    "strata_windows_start:",
+    // strata_native_entry: rax = nr, rcx = S_ret, every other register the
+    // program's. The `syscall` here is in strata's text: it goes straight to
+    // the kernel, which sets rcx and r11 itself; r11 = the program's flags.
+    ".globl strata_native_entry",
+    "strata_native_entry:",
+    "    mov %rcx, %gs:{native_ret}",
+    ".globl strata_native_sc",
+    "strata_native_sc:",
+    "    syscall",
+    "    mov %gs:{native_calls}, %rcx",
+    "    lea 1(%rcx), %rcx",
+    "    mov %rcx, %gs:{native_calls}",
+    "    mov %gs:{native_ret}, %rcx",
+    "    jmp *%rcx",
+    ".globl strata_native_end",
+    "strata_native_end:",
+    // strata_fast_entry: rax = nr, rcx = S_ret. From the first store on,
+    // signals are deferred (`in_fast`); nothing is pushed on the program's
+    // stack (red zones stay intact).
+    ".globl strata_fast_entry",
+    "strata_fast_entry:",
+    "    movb $1, %gs:{in_fast}",
+    "    mov %rsp, %gs:{prog_rsp}",
+    "    mov %gs:{handler_sp}, %rsp",
+    "    movb ${allow}, %gs:{selector}",
+    "    pushfq",
+    "    pop %r11",
+    "    and $-16, %rsp",
+    "    mov %r11, %gs:{prog_flags}",
+    "    mov %rcx, %gs:{sret}",
+    "    push %r9",
+    "    push %r8",
+    "    push %r10",
+    "    push %rdx",
+    "    push %rsi",
+    "    push %rdi",
+    "    sub $256, %rsp",
+    "    movups %xmm0, 0(%rsp)",
+    "    movups %xmm1, 16(%rsp)",
+    "    movups %xmm2, 32(%rsp)",
+    "    movups %xmm3, 48(%rsp)",
+    "    movups %xmm4, 64(%rsp)",
+    "    movups %xmm5, 80(%rsp)",
+    "    movups %xmm6, 96(%rsp)",
+    "    movups %xmm7, 112(%rsp)",
+    "    movups %xmm8, 128(%rsp)",
+    "    movups %xmm9, 144(%rsp)",
+    "    movups %xmm10, 160(%rsp)",
+    "    movups %xmm11, 176(%rsp)",
+    "    movups %xmm12, 192(%rsp)",
+    "    movups %xmm13, 208(%rsp)",
+    "    movups %xmm14, 224(%rsp)",
+    "    movups %xmm15, 240(%rsp)",
+    "    lea 256(%rsp), %rdi",
+    "    mov %rax, %rsi",
+    "    cld",
+    "    call {strata_fast}",
+    "    mov %rax, %gs:{result}",
+    "    movups 0(%rsp), %xmm0",
+    "    movups 16(%rsp), %xmm1",
+    "    movups 32(%rsp), %xmm2",
+    "    movups 48(%rsp), %xmm3",
+    "    movups 64(%rsp), %xmm4",
+    "    movups 80(%rsp), %xmm5",
+    "    movups 96(%rsp), %xmm6",
+    "    movups 112(%rsp), %xmm7",
+    "    movups 128(%rsp), %xmm8",
+    "    movups 144(%rsp), %xmm9",
+    "    movups 160(%rsp), %xmm10",
+    "    movups 176(%rsp), %xmm11",
+    "    movups 192(%rsp), %xmm12",
+    "    movups 208(%rsp), %xmm13",
+    "    movups 224(%rsp), %xmm14",
+    "    movups 240(%rsp), %xmm15",
+    "    add $256, %rsp",
+    "    pop %rdi",
+    "    pop %rsi",
+    "    pop %rdx",
+    "    pop %r10",
+    "    pop %r8",
+    "    pop %r9",
+    // A signal before this load is deferred and seen by it; from the next
+    // instruction to the end of the window, one is rolled forward.
+    "    cmpq $0, %gs:{slow}",
+    ".globl strata_fast_window",
+    "strata_fast_window:",
+    "    jne 2f",
+    "    mov %gs:{prog_flags}, %r11",
+    "    push %r11",
+    "    popfq",
+    "    movb ${block}, %gs:{selector}",
+    "    mov %gs:{sret}, %rcx",
+    "    mov %gs:{prog_rsp}, %rsp",
+    "    movb $0, %gs:{in_fast}",
+    ".globl strata_fast_window_end",
+    "strata_fast_window_end:",
+    "    jmp *%rcx",
+    // The slow exit: a trap at a `syscall` outside strata's text; its
+    // handler (`finish`) completes the return. Registers are the program's
+    // but rax, rcx, r11, rsp, flags, which `finish` sets.
+    "2:  movb ${block}, %gs:{selector}",
+    "    jmp *STRATA_SLOW_STUB(%rip)",
+    // strata_fast_syscall(nr, a0..a5): the program's call re-issued on the
+    // fast path, at one known instruction (`strata_fast_sc`) so that a
+    // signal handler can tell the kernel restarted it.
+    ".globl strata_fast_syscall",
+    "strata_fast_syscall:",
+    "    mov %rdi, %rax",
+    "    mov %rsi, %rdi",
+    "    mov %rdx, %rsi",
+    "    mov %rcx, %rdx",
+    "    mov %r8, %r10",
+    "    mov %r9, %r8",
+    "    mov 8(%rsp), %r9",
+    ".globl strata_fast_sc",
+    "strata_fast_sc:",
+    "    syscall",
+    "    ret",
+    // strata_sig_entry(sig, info, uc): the real handler of every signal the
+    // program handles. Interrupted program code: jump to the program's
+    // handler on this very frame (the kernel built it as it would have for
+    // the program's own action). Otherwise decide in Rust, on a strata
+    // stack, with every signal blocked. The arguments stay in r12-r14 all
+    // along (a handler owns every register), so that a signal landing in
+    // this code can be forwarded as if it had hit the program's handler
+    // (`fixup`).
+    ".globl strata_sig_entry",
+    "strata_sig_entry:",
+    "    mov %rdi, %r12",
+    "    mov %rsi, %r13",
+    "    mov %rdx, %r14",
+    ".globl strata_sig_entry_saved",
+    "strata_sig_entry_saved:",
+    "    cmpb $0, %gs:{in_fast}",
+    "    jne 1f",
+    "    mov 168(%rdx), %rax",
+    "    lea strata_windows_start(%rip), %r11",
+    "    cmp %r11, %rax",
+    "    jb 5f",
+    "    lea strata_windows_end(%rip), %r11",
+    "    cmp %r11, %rax",
+    "    jb 1f",
+    "5:  cmp STRATA_POOL_LO(%rip), %rax",
+    "    jb 3f",
+    "    cmp STRATA_POOL_HI(%rip), %rax",
+    "    jb 1f",
+    "3:  mov %r12, %rdi",
+    "    mov %r13, %rsi",
+    "    mov %r14, %rdx",
+    "    lea {act}(%rip), %r11",
+    "    xor %eax, %eax",
+    "    jmp *(%r11,%rdi,8)",
+    // Block every signal (old mask to r15), move to a strata stack.
+    "1:  sub $16, %rsp",
+    "    movq $-1, (%rsp)",
+    "    mov $14, %eax",
+    "    mov $2, %edi",
+    "    mov %rsp, %rsi",
+    "    lea 8(%rsp), %rdx",
+    "    mov $8, %r10d",
+    "    syscall",
+    "    mov 8(%rsp), %r15",
+    "    add $16, %rsp",
+    "    mov %gs:{stack_lo}, %r8",
+    "    mov %gs:{stack_hi}, %r9",
+    "    mov %rsp, %rcx",
+    "    cmp %r8, %rsp",
+    "    jb 4f",
+    "    cmp %r9, %rsp",
+    "    jb 6f",
+    "4:  mov %gs:{handler_sp}, %rcx",
+    "    mov 160(%r14), %rax",
+    "    cmp %r8, %rax",
+    "    jb 6f",
+    "    cmp %r9, %rax",
+    "    jae 6f",
+    "    sub $512, %rax",
+    "    cmp %rcx, %rax",
+    "    jae 6f",
+    "    mov %rax, %rcx",
+    "6:  and $-16, %rcx",
+    "    mov %rsp, %rax",
+    "    mov %rcx, %rsp",
+    "    push %rax",
+    "    push %r15",
+    "    mov %r12, %rdi",
+    "    mov %r13, %rsi",
+    "    mov %r14, %rdx",
+    "    call {on_signal}",
+    "    pop %r15",
+    "    pop %rsp",
+    // Forward: the handler's mask back, then the program's handler.
+    "    push %r15",
+    "    mov $14, %eax",
+    "    mov $2, %edi",
+    "    mov %rsp, %rsi",
+    "    xor %edx, %edx",
+    "    mov $8, %r10d",
+    "    syscall",
+    "    add $8, %rsp",
+    "    jmp 3b",
+    ".globl strata_sig_entry_end",
+    "strata_sig_entry_end:",
+    ".globl strata_windows_end",
+    "strata_windows_end:",
+    in_fast = const thread::OFF_IN_FAST,
+    native_ret = const thread::OFF_NATIVE_RET,
+    native_calls = const thread::OFF_NATIVE_CALLS,
+    prog_rsp = const thread::OFF_PROG_RSP,
+    prog_flags = const thread::OFF_PROG_FLAGS,
+    handler_sp = const thread::OFF_HANDLER_SP,
+    selector = const thread::OFF_SELECTOR,
+    sret = const thread::OFF_SRET,
+    result = const thread::OFF_FAST_RESULT,
+    slow = const thread::OFF_FAST_SLOW,
+    stack_lo = const thread::OFF_ALTSTACK,
+    stack_hi = const thread::OFF_ALTSTACK_HI,
+    allow = const ALLOW,
+    block = const BLOCK,
+    act = sym ACT_HANDLER,
+    strata_fast = sym strata_fast,
+    on_signal = sym strata_on_signal,
+    options(att_syntax)
+);
+
+extern "C" {
+    pub fn strata_native_entry();
+    fn strata_native_sc();
+    fn strata_native_end();
+    pub fn strata_fast_entry();
+    fn strata_fast_window();
+    fn strata_fast_window_end();
+    fn strata_fast_syscall(nr: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize) -> isize;
+    fn strata_fast_sc();
+    pub fn strata_sig_entry();
+    fn strata_sig_entry_saved();
+    fn strata_sig_entry_end();
+}
+
+fn addr(f: unsafe extern "C" fn()) -> u64 {
+    f as usize as u64
+}
+
+/// Maps the slow exit's trap page (once per process, before any site is
+/// rewritten). Returns false if it cannot: rewriting then stays off.
+pub fn init() -> bool {
+    // SAFETY: single-threaded start; read once.
+    if unsafe { STRATA_SLOW_STUB } != 0 {
+        return true;
+    }
+    let Some(page) = sys::mmap_anon(4096, sys::PROT_READ | sys::PROT_WRITE) else {
+        return false;
+    };
+    // SAFETY: our new page: `syscall; ud2`.
+    unsafe { core::ptr::copy_nonoverlapping([0x0fu8, 0x05, 0x0f, 0x0b].as_ptr(), page as *mut u8, 4) };
+    // SAFETY: changing the protection of our own page.
+    if unsafe { sys::sc(Sysno::mprotect, &[page, 4096, sys::PROT_READ | sys::PROT_EXEC]) } != 0 {
+        return false;
+    }
+    // SAFETY: single-threaded start.
+    unsafe { STRATA_SLOW_STUB = page as u64 };
+    true
+}
+
+/// Calls that need the trap path's real signal frame, or that install a
+/// temporary mask: never served on the fast path.
+pub fn needs_frame(nr: usize) -> bool {
+    const SLOW: [Sysno; 19] = [
+        Sysno::rt_sigreturn,
+        Sysno::rt_sigprocmask,
+        Sysno::rt_sigsuspend,
+        Sysno::rt_sigtimedwait,
+        Sysno::sigaltstack,
+        Sysno::ppoll,
+        Sysno::pselect6,
+        Sysno::epoll_pwait,
+        Sysno::epoll_pwait2,
+        Sysno::signalfd,
+        Sysno::signalfd4,
+        Sysno::clone,
+        Sysno::clone3,
+        Sysno::fork,
+        Sysno::vfork,
+        Sysno::execve,
+        Sysno::execveat,
+        Sysno::exit,
+        Sysno::exit_group,
+    ];
+    SLOW.iter().any(|&s| s as usize == nr)
+}
+
+/// The Rust half of `strata_fast_entry`: runs call `nr` with the arguments
+/// the entry saved, returns its result.
+///
+/// # Safety
+/// Called only by `strata_fast_entry`, with `args` pointing at the six saved
+/// argument registers.
+unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
+    let t = thread::current();
+    t.fast_nr = nr as u64;
+    if needs_frame(nr) || t.prog_sud.mode != 0 || nr >= 512 {
+        t.fast_bail = 1;
+        t.fast_slow = 1;
+        return 0;
+    }
+    t.fast_calls += 1;
+    // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
+    let a = unsafe { core::ptr::read(args as *const [u64; 6]) };
+    let uc = &mut t.fast_uc as *mut UContext;
+    // SAFETY: `fast_uc` lives in the thread state; only this activation uses
+    // it (fast calls never nest: signals are deferred meanwhile).
+    let uc = unsafe { &mut *uc };
+    crate::dispatch::syscall(thread::current(), uc, nr, a);
+    uc.gregs[reg::RAX]
+}
+
+/// Re-issues the program's call in fast mode: no mask juggling (the mask is
+/// the program's all along), at `strata_fast_sc`.
+pub fn passthrough(t: &mut Thread, nr: usize, a: [u64; 6]) -> isize {
+    t.fast_sc_prog = u8::from(t.ext_call == 0);
+    let r = // SAFETY: the program's own call (or an extension's), as made.
+        unsafe { strata_fast_syscall(nr, a[0] as usize, a[1] as usize, a[2] as usize, a[3] as usize, a[4] as usize, a[5] as usize) };
+    thread::current().fast_sc_prog = 0;
+    r
+}
+
+/// Completes a fast call's return into `uc`, which interrupted its last
+/// instructions or trapped at the slow exit: the program state at S_ret
+/// (or at the site's `syscall` for a restart or bail), deferred signals
+/// unblocked.
+pub fn roll_forward(t: &mut Thread, uc: &mut UContext) {
+    let g = &mut uc.gregs;
+    let sret = t.sret as u64;
+    if t.fast_restart != 0 {
+        g[reg::RIP] = sret - 2;
+        g[reg::RAX] = t.restart_nr;
+    } else if t.fast_bail != 0 {
+        g[reg::RIP] = sret - 2;
+        g[reg::RAX] = t.fast_nr;
+    } else {
+        g[reg::RIP] = sret;
+        g[reg::RAX] = t.fast_result;
+    }
+    g[RCX] = sret;
+    g[R11] = t.prog_flags;
+    g[reg::EFL] = t.prog_flags;
+    g[reg::RSP] = t.prog_rsp as u64;
+    uc.sigmask &= !t.deferred;
+    t.deferred = 0;
+    t.fast_slow = 0;
+    t.fast_restart = 0;
+    t.fast_bail = 0;
+    t.in_fast = 0;
+    t.selector = BLOCK;
+}
+
+/// Is this SIGSYS the slow exit's trap? Then completes the return.
+pub fn slow_exit(t: &mut Thread, uc: &mut UContext) -> bool {
+    // SAFETY: read-only after start.
+    let stub = unsafe { STRATA_SLOW_STUB };
+    if t.in_fast == 0 || stub == 0 || uc.gregs[reg::RIP] != stub + 2 {
+        return false;
+    }
+    roll_forward(t, uc);
+    true
+}
+
+/// Is `pc` in the last instructions of a fast call (after its deferred
+/// check)? A signal there is handled by rolling forward.
+pub fn in_exit_window(pc: u64) -> bool {
+    (addr(strata_fast_window)..addr(strata_fast_window_end)).contains(&pc)
+}
+
+/// A signal for the program arrived while strata's code ran a fast call
+/// (`sig_entry`, or the fault guard for a signal sent to it): hold it until
+/// the call ends. Returns false if this is not the case.
+pub fn defer(t: &mut Thread, sig: usize, uc: &mut UContext) -> bool {
+    if t.in_fast == 0 {
+        return false;
+    }
+    if uc.gregs[reg::RIP] == addr(strata_fast_sc) && t.fast_sc_prog != 0 {
+        // The kernel rewound the program's call to restart it after the
+        // handler: end it here, and restart it from the site.
+        t.restart_nr = uc.gregs[reg::RAX];
+        t.fast_restart = 1;
+        uc.gregs[reg::RIP] += 2;
+        uc.gregs[reg::RAX] = ERESTARTSYS;
+    }
+    let bit = 1u64 << (sig - 1);
+    uc.sigmask |= bit;
+    t.deferred |= bit;
+    t.fast_slow = 1;
+    true
+}
+
+/// Sends `sig` with `info` to this thread again (it stays pending while
+/// blocked, and is delivered by the kernel when the program state is back).
+pub fn requeue(sig: usize, info: &SigInfo) {
+    if ACT_FLAGS[sig].load(Ordering::Relaxed) & sys::SA_RESETHAND != 0 {
+        // The kernel reset the action when it delivered this one.
+        crate::signals::reinstall_entry(sig);
+    }
+    let (pid, tid) = (sys::getpid(), thread::current().tid);
+    let queue = |i: &SigInfo| {
+        // SAFETY: queueing a signal to our own thread from a siginfo.
+        unsafe { sys::sc(Sysno::rt_tgsigqueueinfo, &[pid, tid, sig, i as *const SigInfo as usize]) };
+    };
+    if sig < 32 {
+        // Standard signals do not queue: one pending instance is all.
+        queue(info);
+        return;
+    }
+    // Real-time signals queue in order: later instances already pending
+    // must stay behind this one. Take them out (every signal is blocked
+    // here), queue this one, then them again.
+    const MAX: usize = 1 << 14;
+    let bytes = MAX * core::mem::size_of::<SigInfo>();
+    let Some(buf) = sys::mmap_anon(bytes, sys::PROT_READ | sys::PROT_WRITE) else {
+        queue(info);
+        return;
+    };
+    let set: u64 = 1 << (sig - 1);
+    let zero = [0u64; 2];
+    let mut n = 0;
+    while n < MAX {
+        let slot = buf + n * core::mem::size_of::<SigInfo>();
+        // SAFETY: dequeues one pending instance into our buffer, no wait.
+        let r = unsafe {
+            sys::sc(
+                Sysno::rt_sigtimedwait,
+                &[&set as *const u64 as usize, slot, zero.as_ptr() as usize, 8],
+            )
+        };
+        if r != sig as isize {
+            break;
+        }
+        n += 1;
+    }
+    queue(info);
+    for k in 0..n {
+        // SAFETY: slot k was filled by the kernel above.
+        queue(unsafe { &*((buf + k * core::mem::size_of::<SigInfo>()) as *const SigInfo) });
+    }
+    // SAFETY: our scratch mapping.
+    unsafe { sys::sc(Sysno::munmap, &[buf, bytes]) };
+}
+
+const R12: usize = 4;
+const R13: usize = 5;
+const R14: usize = 6;
+
+/// Outside fast mode, makes the interrupted state `uc` a program state if
+/// it is one of strata's short sequences that stand for one: a native call,
+/// the first or last instruction of a fast call, a trampoline, or the entry
+/// of another signal on its way to the program's handler.
+pub fn fixup(t: &Thread, uc: &mut UContext) {
+    let g = &mut uc.gregs;
+    let pc = g[reg::RIP];
+    if (addr(strata_sig_entry)..addr(strata_sig_entry_end)).contains(&pc) {
+        // Another signal was being forwarded: natively this one would have
+        // interrupted that one's handler at its first instruction.
+        let (sig, info, auc) = if pc < addr(strata_sig_entry_saved) {
+            (g[reg::RDI], g[reg::RSI], g[reg::RDX])
+        } else {
+            (g[R12], g[R13], g[R14])
+        };
+        // SAFETY: `auc` is the frame the kernel built for that signal
+        // (strata_sig_entry keeps its address in rdx, then r14).
+        fixup(t, unsafe { &mut *(auc as *mut UContext) });
+        g[reg::RIP] = ACT_HANDLER[(sig as usize).min(64)].load(Ordering::Relaxed);
+        g[reg::RDI] = sig;
+        g[reg::RSI] = info;
+        g[reg::RDX] = auc;
+        g[reg::RSP] = auc - 8;
+        g[reg::RAX] = 0;
+    } else if (addr(strata_native_entry)..addr(strata_native_end)).contains(&pc) {
+        // A native call: at the site's `syscall` (not issued yet, or to be
+        // restarted: rax holds the number) or at S_ret (done).
+        if pc == addr(strata_native_entry) {
+            g[reg::RIP] = g[RCX] - 2;
+        } else if pc == addr(strata_native_sc) {
+            g[reg::RIP] = t.native_ret as u64 - 2;
+        } else {
+            g[reg::RIP] = t.native_ret as u64;
+            g[RCX] = t.native_ret as u64;
+        }
+    } else if pc == addr(strata_fast_entry) {
+        // Nothing done yet: at the site's `syscall`.
+        g[reg::RIP] = g[RCX] - 2;
+    } else if pc == addr(strata_fast_window_end) {
+        g[reg::RIP] = g[RCX];
+    } else if let Some((start, len, off)) = crate::rewrite::trampoline_at(pc) {
+        // Before the replaced instruction ran, the program is at the site;
+        // after, at its `syscall`.
+        g[reg::RIP] = if off == 0 { start } else { start + len };
+    }
+}
+
+/// The Rust half of `strata_sig_entry`, for a signal that did not interrupt
+/// plain program code. Returns 0 to forward to the program's handler on the
+/// kernel's frame (after fixing up `uc`), or never returns (sigreturn).
+///
+/// # Safety
+/// Called by `strata_sig_entry` only, with the kernel's arguments.
+unsafe extern "C" fn strata_on_signal(sig: usize, info: *mut SigInfo, uc: *mut UContext) -> u64 {
+    let t = thread::current();
+    // SAFETY: the kernel passes valid pointers into the signal frame.
+    let (info, uc) = unsafe { (&*info, &mut *uc) };
+    let pc = uc.gregs[reg::RIP];
+    if t.in_fast == 0 {
+        fixup(t, uc);
+        return 0;
+    }
+    if t.in_fast != 0 && in_exit_window(pc) {
+        roll_forward(t, uc);
+        requeue(sig, info);
+        // SAFETY: `uc` is the complete program state.
+        unsafe { crate::asm::strata_sigreturn_to(uc) }
+    }
+    if t.in_fast != 0 {
+        let fault = matches!(sig, 4 | 7 | 8 | 11) && info.code > 0;
+        if fault {
+            if crate::stack::in_layer() {
+                crate::stack::fault(sig as i32, info.f0, pc);
+            }
+            // strata's own fault: the program's handler sees it, as before.
+            return 0;
+        }
+        defer(t, sig, uc);
+        requeue(sig, info);
+        // SAFETY: returns to the interrupted strata code with the signal
+        // blocked.
+        unsafe { crate::asm::strata_sigreturn_to(uc) }
+    }
+    0
+}
