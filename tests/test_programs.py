@@ -264,7 +264,7 @@ def test_program(built, fd3_files, prog, args, expected):
 
 # ---------------------------------------------------------------- stacks
 
-# The corpus under extension stacks (#3). `map` maps the corpus directory
+# The corpus under extension stacks (#3) and fast-path settings (#4). `map` maps the corpus directory
 # onto itself, so every path the programs use goes through map's resolution
 # and reaches the kernel as map's own string, while what the programs see is
 # unchanged; trace writes to a file, whose end must record how the program
@@ -274,6 +274,11 @@ STACKS = {
     "map": lambda f: ["--map", f"{BIN}={BIN}"],
     "trace-over-map": lambda f: ["--trace", "-o", f, "--map", f"{BIN}={BIN}"],
     "map-over-trace": lambda f: ["--map", f"{BIN}={BIN}", "--trace", "-o", f],
+    # The fast path (#4) is on by default: the trap path alone, sites
+    # rewritten only at their first trap, and getpid/gettid served in-process.
+    "trap-only": lambda f: ["--rewrite=off"],
+    "lazy": lambda f: ["--rewrite=lazy"],
+    "ids": lambda f: ["--ext", "ids"],
 }
 
 

@@ -99,6 +99,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Rewrite::On, value_name = "on|lazy|off")]
     pub rewrite: Rewrite,
 
+    /// At the end, print how calls reached strata: through rewritten sites
+    /// (entering strata, or skipping it) or by trapping, and how many sites
+    /// were rewritten.
+    #[arg(long)]
+    pub fast_stats: bool,
+
     /// The program (searched in PATH unless it contains '/') and its
     /// arguments.
     #[arg(

@@ -47,12 +47,13 @@ impl CounterFile {
     /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
     /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
     pub fn create(dir: &Path) -> Result<CounterFile, CounterError> {
-        Self::create_session(dir, 0)
+        Self::create_session(dir, 0, 0)
     }
 
     /// Creates a session file with a trace ring of `ring` bytes (0: none;
-    /// else a power of two within the limits).
-    pub fn create_session(dir: &Path, ring: usize) -> Result<CounterFile, CounterError> {
+    /// else a power of two within the limits) and a site cache of `cache`
+    /// bytes after it (0: none; the file is extended sparsely).
+    pub fn create_session(dir: &Path, ring: usize, cache: usize) -> Result<CounterFile, CounterError> {
         let err = |e: io::Error| CounterError {
             dir: dir.to_path_buf(),
             reason: crate::preflight::io_text(&e),
@@ -64,6 +65,10 @@ impl CounterFile {
         contents[..MAGIC.len()].copy_from_slice(&MAGIC);
         let put = |c: &mut Vec<u8>, w: usize, v: u64| c[w * 8..w * 8 + 8].copy_from_slice(&v.to_le_bytes());
         put(&mut contents, counts::RING_SIZE_WORD, ring as u64);
+        if cache != 0 {
+            put(&mut contents, counts::SITE_CACHE_WORD, counts::file_size(ring) as u64);
+            put(&mut contents, counts::SITE_CACHE_SIZE_WORD, cache as u64);
+        }
         let mut attempt = 0u32;
         loop {
             let path = dir.join(format!("strata-count.{}.{stamp:x}.{attempt}", std::process::id()));
@@ -72,6 +77,9 @@ impl CounterFile {
                     let file = CounterFile { path };
                     // On failure `file` is dropped and the partial file removed.
                     f.write_all(&contents).map_err(err)?;
+                    if cache != 0 {
+                        f.set_len((counts::file_size(ring) + cache) as u64).map_err(err)?;
+                    }
                     return Ok(file);
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => attempt += 1,
@@ -121,7 +129,7 @@ mod tests {
         let buf = a.read().unwrap();
         assert_eq!(buf.len(), counts::FILE_SIZE);
         assert_eq!(buf[..8], MAGIC);
-        let s = CounterFile::create_session(d.path(), 1 << 16).unwrap();
+        let s = CounterFile::create_session(d.path(), 1 << 16, 0).unwrap();
         let sb = s.read().unwrap();
         assert_eq!(sb.len(), counts::file_size(1 << 16));
         assert_eq!(

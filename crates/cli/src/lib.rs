@@ -260,15 +260,20 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
             strata_proto::SPEC_MAX
         )));
     }
-    let session = match stack.is_empty() {
+    // The session file: the layers' shared services (counters, trace ring)
+    // and the fast path's site cache, so that the processes of the tree scan
+    // each library once.
+    let rewrite = a.rewrite != args::Rewrite::Off;
+    let session = match stack.is_empty() && !a.fast_stats && !rewrite {
         true => None,
         false => Some(CounterFile::create_session(
             &counter::temp_dir(std::env::var_os("TMPDIR")),
-            counts::RING_DEFAULT,
+            if stack.is_empty() { 0 } else { counts::RING_DEFAULT },
+            if rewrite { counts::SITE_CACHE_DEFAULT } else { 0 },
         )?),
     };
     let drain = match &session {
-        Some(s) => {
+        Some(s) if !stack.is_empty() => {
             let to: Box<dyn Write + Send> = match &output {
                 Some(f) => Box::new(f.try_clone().map_err(|e| Error::Output {
                     path: a.output.clone().unwrap_or_default(),
@@ -287,7 +292,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
                 })
             })?)
         }
-        None => None,
+        _ => None,
     };
     let session_path = session.as_ref().map_or(&b""[..], |c| c.path().as_os_str().as_bytes());
     let config = encode_config(
@@ -339,11 +344,34 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
             eprintln!("strata: count: cannot write the summary to {to}: {e}");
         }
     }
+    if let (true, Some(s)) = (a.fast_stats, &session) {
+        eprintln!("{}", fast_stats_line(|w| s.word(w)));
+    }
     Ok(match (status.code(), status.signal()) {
         (Some(code), _) => Outcome::Exit(code as u8),
         (None, Some(sig)) => Outcome::Signal(sig),
         (None, None) => Outcome::Exit(1),
     })
+}
+
+/// The `--fast-stats` line, from the session's header words.
+pub fn fast_stats_line(word: impl Fn(usize) -> u64) -> String {
+    let (fast, native, trap) = (
+        word(counts::FAST_WORD),
+        word(counts::NATIVE_WORD),
+        word(counts::TRAP_WORD),
+    );
+    let total = fast + native + trap;
+    let share = if total == 0 {
+        0.0
+    } else {
+        100.0 * trap as f64 / total as f64
+    };
+    format!(
+        "strata: fast path: {fast} calls entered strata directly, {native} skipped it, {trap} trapped ({share:.2}% of {total}); {} sites rewritten, {} declined",
+        word(counts::PATCHED_WORD),
+        word(counts::DECLINED_WORD)
+    )
 }
 
 /// A signal's name as strace prints it (SIGSEGV), or its number.

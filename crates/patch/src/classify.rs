@@ -1,5 +1,6 @@
 //! Deciding which `syscall` sites can be rewritten: lazily at a trap, eagerly per function.
 
+use crate::emit::{JUMP_LEN, TRAMPOLINE_MAX, TRAMPOLINE_TAIL};
 use crate::{is_prefix_byte, Decline, Pattern, Site, NR_RT_SIGRETURN, SYSCALL};
 use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
 
@@ -9,8 +10,12 @@ const MOV_RAX: [u8; 3] = [0x48, 0xc7, 0xc0];
 const MOV_EAX: u8 = 0xb8;
 /// The two signal restorers, as glibc and others write them, without their `syscall`.
 const RESTORERS: [&[u8]; 2] = [&[0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0], &[MOV_EAX, 0x0f, 0, 0, 0]];
-/// Sites remembered per pass of [`scan_function`] (about 3 KiB of stack).
+/// Sites remembered per pass of [`scan_function`] (about 3.5 KiB of stack).
 const MAX_PER_PASS: usize = 64;
+/// The most instructions a P3 run may hold: one byte each in [`Site::lens`].
+const MAX_RUN: usize = 8;
+/// The longest replaced instruction or run.
+const MAX_LEN: usize = 15;
 
 /// Lazy classification at a trap: the `syscall` at `sys_addr` just trapped with `%eax == eax`.
 ///
@@ -64,7 +69,14 @@ pub fn classify_trap(before: &[u8; 15], after: &[u8; 2], sys_addr: u64, eax: u32
             return Err(Decline::NumberMismatch);
         }
         let bytes = before.get(15 - len..).unwrap_or_default();
-        return Ok(make_site(pattern, sys_addr.wrapping_sub(len as u64), bytes, Some(imm)));
+        let lens = single_lens(len);
+        return Ok(make_site(
+            pattern,
+            sys_addr.wrapping_sub(len as u64),
+            bytes,
+            Some(imm),
+            lens,
+        ));
     }
 
     let mut instr = Instruction::default();
@@ -82,7 +94,7 @@ pub fn classify_trap(before: &[u8; 15], after: &[u8; 2], sys_addr: u64, eax: u32
     }
     let (start, bytes, instr) = found.ok_or(Decline::Undecodable)?;
     relocatable(&instr)?;
-    Ok(make_site(Pattern::P2, start, bytes, None))
+    Ok(make_site(Pattern::P2, start, bytes, None, single_lens(bytes.len())))
 }
 
 /// Eager scan of one function: `code` holds the bytes of `[base, base + code.len())`,
@@ -91,9 +103,17 @@ pub fn classify_trap(before: &[u8; 15], after: &[u8; 2], sys_addr: u64, eax: u32
 ///
 /// Decoding is linear from `base`: only a `syscall` reached at an instruction boundary
 /// counts, and the instruction before it is classified with its boundary known (P1, P1W with
-/// their static number, else P2 if relocatable and ≥ 5 bytes). A site is then skipped if any
-/// direct branch of the function (`jmp`, `jcc`, `call`, `loop`, `xbegin` with an immediate
-/// target) lands strictly inside the replaced instruction, on bytes that become dead.
+/// their static number, else P2 if relocatable and ≥ 5 bytes). If it is shorter than 5 bytes,
+/// the run of instructions ending at the `syscall` is extended backwards, one instruction at a
+/// time, until it has 5 bytes (P3): at most 8 instructions and 15 bytes, and not past the
+/// function's start, else [`Decline::TooShort`]. Each instruction of the run must be
+/// relocatable, or a plain `jcc`/`jmp` rel8/rel32 whose target lies outside the run; none may
+/// be a `syscall`. The number is static only if the run ends in `xor %eax,%eax`.
+///
+/// A site is then skipped if any direct branch of the function (`jmp`, `jcc`, `call`, `loop`,
+/// `xbegin` with an immediate target) lands strictly inside the replaced instruction or run,
+/// on bytes that become dead. Branches from elsewhere (another function, a `.cold` part,
+/// a jump table) are not seen: a P3 run's interior boundaries are real instruction starts.
 /// An invalid instruction ends the scan; so does the end of `code`.
 ///
 /// The start must be an instruction boundary, or the decode is misaligned until it happens to
@@ -150,21 +170,21 @@ fn is_restorer(before: &[u8]) -> bool {
     RESTORERS.iter().any(|r| before.ends_with(r))
 }
 
-/// Decodes from offset `resume` and fills `found` with the `syscall`s reached. Returns how
-/// many, and the offset to resume from if `found` filled up before the end.
+/// Decodes the whole function and fills `found` with the `syscall`s reached at offsets
+/// `>= resume`. Returns how many, and the offset to resume from if `found` filled up before
+/// the end. (Every pass decodes from the function's start, so that the instructions before a
+/// site are always known.)
 fn collect(
     code: &[u8],
     base: u64,
     resume: usize,
     found: &mut [(u64, Result<Site, Decline>); MAX_PER_PASS],
 ) -> (usize, Option<usize>) {
-    let Some(rest) = code.get(resume..) else {
-        return (0, None);
-    };
-    let mut decoder = Decoder::with_ip(64, rest, base.wrapping_add(resume as u64), DecoderOptions::NONE);
+    let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
-    // The previous instruction and its bytes.
-    let mut prev: Option<(Instruction, &[u8])> = None;
+    // The last MAX_RUN instructions, oldest first, with their offsets; the last `seen` valid.
+    let mut history = [(Instruction::default(), 0usize); MAX_RUN];
+    let mut seen = 0;
     let mut n = 0;
     while decoder.can_decode() {
         let at = decoder.position();
@@ -172,47 +192,138 @@ fn collect(
         if instr.is_invalid() {
             break;
         }
-        if instr.code() == Code::Syscall {
-            let result = match &prev {
-                _ if is_restorer(code.get(..resume + at).unwrap_or_default()) => Err(Decline::Restorer),
-                None => Err(Decline::FunctionStart),
-                Some((p, bytes)) => classify_known(p, bytes),
+        if instr.code() == Code::Syscall && at >= resume {
+            let before = history.get(MAX_RUN - seen..).unwrap_or_default();
+            let result = if is_restorer(code.get(..at).unwrap_or_default()) {
+                Err(Decline::Restorer)
+            } else {
+                classify_before(before, code)
             };
             if let Some(slot) = found.get_mut(n) {
                 *slot = (instr.ip(), result);
                 n += 1;
             }
             if n == MAX_PER_PASS {
-                return (n, Some(resume + decoder.position()));
+                return (n, Some(decoder.position()));
             }
         }
-        prev = rest.get(at..decoder.position()).map(|bytes| (instr, bytes));
+        history.copy_within(1.., 0);
+        if let Some(last) = history.last_mut() {
+            *last = (instr, at);
+        }
+        seen = (seen + 1).min(MAX_RUN);
     }
     (n, None)
 }
 
-/// Classifies an instruction whose boundary is known (decoded linearly from its function's
-/// start) and which is directly followed by a `syscall`.
-fn classify_known(instr: &Instruction, bytes: &[u8]) -> Result<Site, Decline> {
-    if instr.code() == Code::Syscall {
+/// Classifies the `syscall` that follows `before`: the instructions before it in its function
+/// (oldest first, at most [`MAX_RUN`], fewer near the function's start), at their offsets in
+/// `code`.
+fn classify_before(before: &[(Instruction, usize)], code: &[u8]) -> Result<Site, Decline> {
+    let Some((last, at)) = before.last() else {
+        return Err(Decline::FunctionStart);
+    };
+    if last.code() == Code::Syscall {
         return Err(Decline::BackToBack);
     }
-    let imm = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .and_then(|b| b.try_into().ok())
-            .map(u32::from_le_bytes)
-    };
-    let (pattern, nr) = match bytes {
-        [MOV_EAX, _, _, _, _] => (Pattern::P1, imm(1)),
-        [0x48, 0xc7, 0xc0, _, _, _, _] if imm(3).is_some_and(|i| i < 0x8000_0000) => (Pattern::P1W, imm(3)),
-        _ if bytes.len() < 5 => return Err(Decline::TooShort),
+    if last.len() >= JUMP_LEN {
+        let bytes = code.get(*at..*at + last.len()).ok_or(Decline::Undecodable)?;
+        return classify_known(last, bytes);
+    }
+    classify_run(before, code)
+}
+
+/// Classifies an instruction of at least 5 bytes whose boundary is known (decoded linearly
+/// from its function's start) and which is directly followed by a `syscall`.
+fn classify_known(instr: &Instruction, bytes: &[u8]) -> Result<Site, Decline> {
+    let (pattern, nr) = match (bytes.len(), static_nr(bytes)) {
+        (5, Some(nr)) => (Pattern::P1, Some(nr)),
+        (7, Some(nr)) => (Pattern::P1W, Some(nr)),
+        (len, _) if len < JUMP_LEN => return Err(Decline::TooShort),
         _ => {
             relocatable(instr)?;
             (Pattern::P2, None)
         }
     };
-    Ok(make_site(pattern, instr.ip(), bytes, nr))
+    Ok(make_site(pattern, instr.ip(), bytes, nr, single_lens(bytes.len())))
+}
+
+/// The call number an instruction leaves in `%rax`, if it is one of `b8 imm32`
+/// (`mov $imm,%eax`), `48 c7 c0 imm32` (`mov $imm,%rax`, imm < 2³¹) or `31 c0`/`33 c0`
+/// (`xor %eax,%eax`): `bytes` must be exactly the instruction.
+fn static_nr(bytes: &[u8]) -> Option<u32> {
+    match *bytes {
+        [MOV_EAX, a, b, c, d] => Some(u32::from_le_bytes([a, b, c, d])),
+        [0x48, 0xc7, 0xc0, a, b, c, d] => Some(u32::from_le_bytes([a, b, c, d])).filter(|&i| i < 0x8000_0000),
+        [0x31 | 0x33, 0xc0] => Some(0),
+        _ => None,
+    }
+}
+
+/// P3: the shortest run of instructions ending at the `syscall` (the end of `before`) that
+/// holds 5 bytes.
+fn classify_run(before: &[(Instruction, usize)], code: &[u8]) -> Result<Site, Decline> {
+    let mut len = 0;
+    let mut count = 0;
+    for (instr, _) in before.iter().rev() {
+        len += instr.len();
+        count += 1;
+        if len >= JUMP_LEN {
+            break;
+        }
+    }
+    // Not enough bytes before the function's start, or a long instruction overshoots.
+    if !(JUMP_LEN..=MAX_LEN).contains(&len) || count > MAX_RUN {
+        return Err(Decline::TooShort);
+    }
+    let run = before.get(before.len() - count..).unwrap_or_default();
+    let Some(&(first, first_at)) = run.first() else {
+        return Err(Decline::TooShort);
+    };
+    let (start, end) = (first.ip(), first.ip().wrapping_add(len as u64));
+    let mut lens = 0u64;
+    let mut body = 0;
+    let mut last_bytes: &[u8] = &[];
+    for (i, (instr, at)) in run.iter().enumerate() {
+        let bytes = code.get(*at..*at + instr.len()).ok_or(Decline::Undecodable)?;
+        let new_len = if instr.code() == Code::Syscall {
+            return Err(Decline::BackToBack);
+        } else if let Some((_, op_len)) = plain_branch(bytes) {
+            let target = instr.near_branch_target();
+            if target >= start && target < end {
+                return Err(Decline::BranchTarget);
+            }
+            op_len + 4
+        } else {
+            relocatable(instr)?;
+            bytes.len()
+        };
+        lens |= ((new_len << 4 | bytes.len()) as u64) << (8 * i);
+        body += new_len;
+        last_bytes = bytes;
+    }
+    if body + TRAMPOLINE_TAIL > TRAMPOLINE_MAX {
+        // Not reachable with the limits above (at most 23 bytes); kept as a guard.
+        return Err(Decline::InvalidSite);
+    }
+    let nr = static_nr(last_bytes);
+    if nr == Some(NR_RT_SIGRETURN) {
+        return Err(Decline::Restorer);
+    }
+    let bytes = code.get(first_at..first_at + len).ok_or(Decline::Undecodable)?;
+    Ok(make_site(Pattern::P3, start, bytes, nr, lens))
+}
+
+/// If `bytes` is exactly a plain direct `jcc` or `jmp` (rel8 `7x`/`eb`, rel32 `0f 8x`/`e9`,
+/// no prefix): the opcode of its rel32 form (`0f 8x` or `e9`, padded to 2 bytes) and its
+/// length, to be followed by the rel32.
+pub(crate) fn plain_branch(bytes: &[u8]) -> Option<([u8; 2], usize)> {
+    match *bytes {
+        [op @ 0x70..=0x7f, _] => Some(([0x0f, op + 0x10], 2)),
+        [0x0f, op @ 0x80..=0x8f, _, _, _, _] => Some(([0x0f, op], 2)),
+        [0xeb, _] | [0xe9, _, _, _, _] => Some(([0xe9, 0], 1)),
+        _ => None,
+    }
 }
 
 /// Whether `instr` can run unchanged (but for a RIP-relative displacement) from a trampoline.
@@ -231,7 +342,7 @@ pub(crate) fn relocatable(instr: &Instruction) -> Result<(), Decline> {
 }
 
 /// Replaces each accepted site in `batch` that a direct branch of the function lands inside
-/// by [`Decline::BranchTarget`].
+/// (strictly between its start and its `syscall`) by [`Decline::BranchTarget`].
 fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, Decline>)]) {
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
@@ -257,7 +368,13 @@ fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, D
     }
 }
 
-fn make_site(pattern: Pattern, start: u64, bytes: &[u8], nr: Option<u32>) -> Site {
+/// [`Site::lens`] for a single instruction of `len` bytes, copied unchanged.
+fn single_lens(len: usize) -> u64 {
+    let len = len.min(MAX_LEN) as u64;
+    len << 4 | len
+}
+
+fn make_site(pattern: Pattern, start: u64, bytes: &[u8], nr: Option<u32>, lens: u64) -> Site {
     let mut insn = [0; 15];
     for (dst, src) in insn.iter_mut().zip(bytes) {
         *dst = *src;
@@ -265,9 +382,10 @@ fn make_site(pattern: Pattern, start: u64, bytes: &[u8], nr: Option<u32>) -> Sit
     Site {
         pattern,
         start,
-        len: bytes.len().min(15) as u8,
+        len: bytes.len().min(MAX_LEN) as u8,
         nr,
         insn,
+        lens,
     }
 }
 

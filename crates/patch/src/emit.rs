@@ -1,13 +1,23 @@
 //! The bytes written at a site and into its trampoline, and where a live P1 trampoline may go.
 
-use crate::classify::relocatable;
+use crate::classify::{plain_branch, relocatable};
 use crate::{Decline, Pattern, Site};
 use iced_x86::{Decoder, DecoderOptions, Instruction};
 
 /// Length of `jmp rel32`: the least a replaced instruction can have.
 pub const JUMP_LEN: usize = 5;
-/// The longest trampoline [`trampoline`] writes: 15 + 7 (`lea`) + 6 (`jmp *`) bytes.
-pub const TRAMPOLINE_MAX: usize = 15 + 7 + 6;
+/// The longest trampoline [`trampoline`] writes: its relocated instructions (15 bytes for
+/// P1, P1W, P2; up to 23 for P3, whose 5..=15 bytes can include two `jcc rel8` that grow by 4
+/// each) + 7 (`lea`) + 6 (`jmp *`) bytes.
+pub const TRAMPOLINE_MAX: usize = 23 + TRAMPOLINE_TAIL;
+/// The `lea`/`jmp *` tail of a trampoline.
+pub(crate) const TRAMPOLINE_TAIL: usize = LEA_LEN + JMP_RIP_LEN;
+/// Length of `lea rel32(%rip),%rcx`.
+const LEA_LEN: usize = 7;
+/// Length of `jmp *rel32(%rip)`.
+const JMP_RIP_LEN: usize = 6;
+/// The most instructions in a site: one byte each in [`Site::lens`].
+const MAX_INSNS: usize = 8;
 /// `int3`: fills the dead bytes, so a stray jump into them stops loudly.
 const INT3: u8 = 0xcc;
 /// `lea rel32(%rip),%rcx`.
@@ -43,53 +53,121 @@ pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, 
 }
 
 /// Writes the trampoline for `site`, to be placed at address `tramp`, into `out` and returns
-/// its length (at most [`TRAMPOLINE_MAX`]):
+/// its length (at most [`TRAMPOLINE_MAX`]; it does not depend on `tramp` or `slot`):
 ///
-/// 1. the replaced instruction; a RIP-relative displacement is rewritten so that it reaches
-///    the same absolute address from `tramp` (iced's constant offsets locate the disp32);
+/// 1. the replaced instruction(s), in order ([`Site::lens`] gives each one's place): a
+///    RIP-relative displacement is rewritten so that it reaches the same absolute address from
+///    `tramp` (iced's constant offsets locate the disp32); a P3 `jcc`/`jmp` is re-encoded in
+///    its rel32 form (`0f 8x`, `e9`) with the same absolute target;
 /// 2. `lea S_ret(%rip),%rcx`, S_ret being the address after the `syscall`, as the kernel
 ///    leaves `%rcx`;
 /// 3. `jmp *slot(%rip)`: `slot` is the address of an 8-byte constant holding the entry stub's
 ///    address (strata's code is usually more than 2 GiB away; the pool's constant is not).
 ///
-/// Errors: [`Decline::RipRelativeOutOfRange`] if the operand's target is too far from `tramp`,
-/// [`Decline::OutOfRange`] for S_ret or `slot`, and the classification's declines if the
-/// site's bytes are not a relocatable instruction of `site.len` bytes.
+/// Errors: [`Decline::RipRelativeOutOfRange`] if an operand's target is too far from `tramp`,
+/// [`Decline::OutOfRange`] for a branch target, S_ret or `slot`, and the classification's
+/// declines if the site's bytes are not relocatable instructions of `site.len` bytes in all
+/// (one instruction unless P3), or [`Decline::InvalidSite`] if they disagree with `lens`.
 pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Result<usize, Decline> {
     let len = site_len(site)?;
     let bytes = site.bytes();
+    let end = site.start.wrapping_add(len as u64);
     let mut decoder = Decoder::with_ip(64, bytes, site.start, DecoderOptions::NONE);
     let mut instr = Instruction::default();
-    decoder.decode_out(&mut instr);
-    if instr.is_invalid() || instr.len() != len {
-        return Err(Decline::Undecodable);
+    // Bytes written to `out`, instructions relocated.
+    let mut pos = 0;
+    let mut count = 0;
+    while decoder.can_decode() {
+        let at = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            return Err(Decline::Undecodable);
+        }
+        let orig = bytes.get(at..decoder.position()).ok_or(Decline::Undecodable)?;
+        if count >= MAX_INSNS || (count >= 1 && site.pattern != Pattern::P3) {
+            return Err(Decline::InvalidSite);
+        }
+        let branch = plain_branch(orig).filter(|_| site.pattern == Pattern::P3);
+        let new_len = if let Some((op, op_len)) = branch {
+            let target = instr.near_branch_target();
+            if target >= site.start && target < end {
+                return Err(Decline::BranchTarget);
+            }
+            let new_len = op_len + 4;
+            let rel = rel32(tramp.wrapping_add((pos + new_len) as u64), target).ok_or(Decline::OutOfRange)?;
+            let dst = out.get_mut(pos..pos + new_len).ok_or(Decline::InvalidSite)?;
+            let (dst_op, dst_rel) = dst.split_at_mut(op_len);
+            dst_op.copy_from_slice(op.get(..op_len).unwrap_or_default());
+            dst_rel.copy_from_slice(&rel.to_le_bytes());
+            new_len
+        } else {
+            relocatable(&instr)?;
+            let dst = out.get_mut(pos..pos + orig.len()).ok_or(Decline::InvalidSite)?;
+            dst.copy_from_slice(orig);
+            if instr.is_ip_rel_memory_operand() {
+                // The operand is relative to the end of the instruction, which moves.
+                let offsets = decoder.get_constant_offsets(&instr);
+                let at = offsets.displacement_offset();
+                let disp = dst.get_mut(at..at + 4).filter(|_| offsets.displacement_size() == 4);
+                let disp = disp.ok_or(Decline::Undecodable)?;
+                let new = rel32(
+                    tramp.wrapping_add((pos + orig.len()) as u64),
+                    instr.ip_rel_memory_address(),
+                );
+                disp.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());
+            }
+            orig.len()
+        };
+        if (site.lens >> (8 * count)) & 0xff != (new_len << 4 | orig.len()) as u64 {
+            return Err(Decline::InvalidSite);
+        }
+        pos += new_len;
+        count += 1;
     }
-    relocatable(&instr)?;
-
-    let (insn, rest) = out.split_at_mut(len);
-    insn.copy_from_slice(bytes);
-    if instr.is_ip_rel_memory_operand() {
-        // The operand is relative to the end of the instruction, which moves to tramp + len.
-        let offsets = decoder.get_constant_offsets(&instr);
-        let at = offsets.displacement_offset();
-        let disp = insn.get_mut(at..at + 4).filter(|_| offsets.displacement_size() == 4);
-        let disp = disp.ok_or(Decline::Undecodable)?;
-        let new = rel32(tramp.wrapping_add(len as u64), instr.ip_rel_memory_address());
-        disp.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());
+    // Every instruction accounted for, and nothing more in `lens`.
+    if count == 0 || site.lens.checked_shr(8 * count as u32).unwrap_or(0) != 0 || pos + TRAMPOLINE_TAIL > TRAMPOLINE_MAX
+    {
+        return Err(Decline::InvalidSite);
     }
 
-    let lea_end = tramp.wrapping_add((len + 7) as u64);
+    let lea_end = tramp.wrapping_add((pos + LEA_LEN) as u64);
     let lea = rel32(lea_end, site.ret_addr()).ok_or(Decline::OutOfRange)?;
-    let jmp = rel32(lea_end.wrapping_add(6), slot).ok_or(Decline::OutOfRange)?;
+    let jmp = rel32(lea_end.wrapping_add(JMP_RIP_LEN as u64), slot).ok_or(Decline::OutOfRange)?;
     let [l0, l1, l2, l3] = lea.to_le_bytes();
     let [j0, j1, j2, j3] = jmp.to_le_bytes();
     let tail = [
         LEA_RCX[0], LEA_RCX[1], LEA_RCX[2], l0, l1, l2, l3, JMP_RIP[0], JMP_RIP[1], j0, j1, j2, j3,
     ];
-    rest.get_mut(..tail.len())
+    out.get_mut(pos..pos + tail.len())
         .ok_or(Decline::InvalidSite)?
         .copy_from_slice(&tail);
-    Ok(len + tail.len())
+    Ok(pos + tail.len())
+}
+
+/// Where the program would be if a signal interrupted the trampoline at byte offset `off` (an
+/// instruction boundary): the offset within the site's run of the original instruction that
+/// corresponds (0 = site start; the sum of all original lengths = at the `syscall`, for the
+/// trampoline's `lea`/`jmp` tail). None if `off` is not a boundary.
+///
+/// `lens` is [`Site::lens`]. Up to the `lea`, the trampoline has run exactly the original
+/// instructions before the one at the returned offset; in the tail, only `%rcx` differs from
+/// the state at the `syscall`, which clobbers it anyway.
+pub fn site_offset(lens: u64, off: u64) -> Option<u64> {
+    if lens == 0 {
+        return None;
+    }
+    let (mut tramp, mut orig) = (0u64, 0u64);
+    for byte in lens.to_le_bytes() {
+        if byte == 0 {
+            break;
+        }
+        if off == tramp {
+            return Some(orig);
+        }
+        tramp += u64::from(byte >> 4);
+        orig += u64::from(byte & 0x0f);
+    }
+    (off == tramp || off == tramp + LEA_LEN as u64).then_some(orig)
 }
 
 /// The number of a P1 site that can be patched live, i.e. below 512 (two bytes n0, n1 ≤ 1).

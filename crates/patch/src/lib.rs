@@ -1,26 +1,31 @@
 //! Finds x86-64 `syscall` sites that strata can rewrite, and builds the bytes that rewrite them.
 //!
 //! The fast path (docs/design/fast-path.md §2, §5.1) never changes a `syscall` (`0f 05`)
-//! itself. It replaces the whole instruction of at least 5 bytes right *before* it with
-//! `jmp rel32` to a per-site trampoline, and fills what is left of that instruction with
-//! `int3`. The trampoline runs the replaced instruction (relocated), sets `%rcx` to the
-//! address after the `syscall` as the kernel would, and jumps through an 8-byte constant to
-//! strata's entry stub:
+//! itself. It replaces the whole instruction of at least 5 bytes right *before* it (or the
+//! few shorter instructions that end at it, P3) with `jmp rel32` to a per-site trampoline,
+//! and fills what is left of them with `int3`. The trampoline runs the replaced
+//! instruction(s) (relocated), sets `%rcx` to the address after the `syscall` as the kernel
+//! would, and jumps through an 8-byte constant to strata's entry stub:
 //!
 //! ```text
-//! site S:   e9 rel32 (cc…)    ; was: the replaced instruction, L bytes
+//! site S:   e9 rel32 (cc…)    ; was: the replaced instruction(s), L bytes
 //! S+L:      0f 05             ; untouched: a branch here, a restart, a fallback all trap
-//! tramp:    <replaced instruction, RIP-relative displacement rewritten>
+//! tramp:    <replaced instruction(s), RIP-relative displacements and branches relocated>
 //!           48 8d 0d rel32    ; lea S+L+2(%rip),%rcx
 //!           ff 25 rel32       ; jmp *slot(%rip)
 //! ```
 //!
-//! Three patterns ([`Pattern`]) are accepted: `mov $nr,%eax` (P1), `mov $nr,%rax` (P1W) and
-//! any other single relocatable instruction of 5 to 15 bytes (P2). Sites are found either
-//! eagerly, by decoding whole functions ([`scan_function`], with function starts from
-//! [`EhFrameHdr`] and candidates from [`find_syscall_bytes`]), or lazily at a trap from the
-//! 15 bytes before the trapping `syscall` ([`classify_trap`]). Everything else is a
-//! [`Decline`] with a reason, and stays on the trap path.
+//! Four patterns ([`Pattern`]) are accepted: `mov $nr,%eax` (P1), `mov $nr,%rax` (P1W), any
+//! other single relocatable instruction of 5 to 15 bytes (P2), and a run of up to 8 shorter
+//! instructions, branches included, of 5 to 15 bytes in all (P3, eager scan only: the
+//! trampoline runs them all). Sites are found either eagerly, by decoding whole functions
+//! ([`scan_function`], with function starts from [`EhFrameHdr`] and candidates from
+//! [`find_syscall_bytes`]), or lazily at a trap from the 15 bytes before the trapping
+//! `syscall` ([`classify_trap`]; never P3). Everything else is a [`Decline`] with a reason,
+//! and stays on the trap path.
+//!
+//! A signal can interrupt a trampoline; [`site_offset`] maps an offset in it back to the
+//! corresponding place in the original code ([`Site::lens`]).
 //!
 //! The runtime calls this crate inside its SIGSYS handler, so it is `no_std`, has no
 //! `unsafe`, never allocates and never panics on the bytes it is given: every failure is a
@@ -46,7 +51,7 @@ pub use classify::{
     classify_in_function, classify_trap, find_syscall_bytes, scan_function, scan_function_with_declines,
 };
 pub use eh_frame_hdr::EhFrameHdr;
-pub use emit::{jump_bytes, live_p1_ok, next_live_p1_addr, trampoline, JUMP_LEN, TRAMPOLINE_MAX};
+pub use emit::{jump_bytes, live_p1_ok, next_live_p1_addr, site_offset, trampoline, JUMP_LEN, TRAMPOLINE_MAX};
 
 /// The bytes of `syscall`.
 pub const SYSCALL: [u8; 2] = [0x0f, 0x05];
@@ -76,22 +81,33 @@ pub enum Pattern {
     /// Any other single relocatable instruction of 5..=15 bytes; the number is in `%eax` at
     /// run time.
     P2,
+    /// A run of 2..=8 consecutive instructions ending at the `syscall`, 5..=15 bytes in all,
+    /// the last one shorter than 5 bytes: glibc's `read` (`cmpb $0,x(%rip); je …; xor
+    /// %eax,%eax; syscall`). Each is relocatable as for P2, or a plain `jcc`/`jmp` (rel8 or
+    /// rel32) whose target lies outside the run, re-encoded as rel32 in the trampoline. Found
+    /// only by [`scan_function`], where instruction boundaries are known; the number is static
+    /// (0) only when the last instruction is `xor %eax,%eax` (or one of P1's/P1W's `mov`s).
+    P3,
 }
 
-/// A `syscall` site that can be rewritten: the replaced instruction at `start` and the
-/// `syscall` right after it, at `start + len`.
+/// A `syscall` site that can be rewritten: the replaced instruction (for P3, the run of
+/// instructions) at `start` and the `syscall` right after it, at `start + len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Site {
     /// Which kind of instruction is replaced.
     pub pattern: Pattern,
     /// S: the address of the replaced instruction.
     pub start: u64,
-    /// L: its length, 5..=15. The `syscall` is at `start + len`.
+    /// L: its length (P3: of the whole run), 5..=15. The `syscall` is at `start + len`.
     pub len: u8,
-    /// The static call number, for P1 and P1W.
+    /// The static call number: for P1 and P1W, and for P3 ending in `xor %eax,%eax`.
     pub nr: Option<u32>,
-    /// The original bytes of the replaced instruction: the first `len` are valid, the rest 0.
+    /// The original bytes of the replaced instruction(s): the first `len` are valid, the rest 0.
     pub insn: [u8; 15],
+    /// One byte per replaced instruction, in order (byte 0 = the first): low nibble its
+    /// original length, high nibble its length in the trampoline (they differ only for a P3
+    /// branch: `jcc rel8` 2 → 6, `jmp rel8` 2 → 5). Unused bytes are 0. See [`site_offset`].
+    pub lens: u64,
 }
 
 impl Site {
@@ -106,7 +122,7 @@ impl Site {
         self.sys_addr().wrapping_add(2)
     }
 
-    /// The original bytes of the replaced instruction (empty if `len` is not 5..=15).
+    /// The original bytes of the replaced instruction(s) (empty if `len` is not 5..=15).
     pub fn bytes(&self) -> &[u8] {
         match self.len {
             5..=15 => self.insn.get(..usize::from(self.len)).unwrap_or(&[]),
@@ -120,7 +136,8 @@ impl Site {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Decline {
-    /// The instruction before the `syscall` is shorter than the 5 bytes of `jmp rel32`.
+    /// The instruction before the `syscall` is shorter than the 5 bytes of `jmp rel32`, and
+    /// no run of instructions ending at it makes 5..=15 bytes (P3) within the function.
     TooShort,
     /// A prefix, REX or `0f` byte right before the `mov`: it may not start an instruction.
     Prefix,
@@ -129,8 +146,9 @@ pub enum Decline {
     /// `%eax` at the trap differs from the `mov`'s immediate: the `syscall` was reached
     /// another way, or the `mov` bytes are not an instruction.
     NumberMismatch,
-    /// The instruction before the `syscall` changes control flow (branch, call, ret, int,
-    /// `syscall`, `sysenter`, `xbegin`, `ud`…): it cannot run from a trampoline.
+    /// The instruction before the `syscall` (or one of a P3 run) changes control flow (call,
+    /// ret, int, `sysenter`, `xbegin`, `ud`, `loop`, an indirect or prefixed branch…; any branch
+    /// outside P3): it cannot run from a trampoline.
     Branch,
     /// A RIP-relative operand's target is not within ±2 GiB of the trampoline.
     RipRelativeOutOfRange,
@@ -144,11 +162,12 @@ pub enum Decline {
     Undecodable,
     /// An `rt_sigreturn` site (call number 15): the signal restorer.
     Restorer,
-    /// The `syscall` directly follows another `syscall`.
+    /// The `syscall` directly follows another `syscall` (or a P3 run would contain one).
     BackToBack,
     /// The `syscall` is the first instruction of its function: nothing before it to replace.
     FunctionStart,
-    /// A direct branch in the function targets the inside of the replaced instruction.
+    /// A direct branch in the function targets the inside of the replaced instruction (or
+    /// run), or a branch of a P3 run targets the run itself.
     BranchTarget,
     /// The trampoline, the return address or the entry constant is not within ±2 GiB.
     OutOfRange,

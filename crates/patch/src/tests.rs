@@ -286,7 +286,7 @@ fn scan_small_function() {
     p1_site(&mut code, 39); // 0: A
     code.extend_from_slice(&[0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x0f, 0x05]); // 7: B, syscall at 12
     code.extend_from_slice(&[0x48, 0x8b, 0x05, 0x10, 0, 0, 0, 0x0f, 0x05]); // 14: C, syscall at 21
-    code.extend_from_slice(&[0x31, 0xc0, 0x0f, 0x05]); // 23: too short
+    code.extend_from_slice(&[0x31, 0xc0, 0x0f, 0x05]); // 23: short, and P3 would take C's syscall
     code.extend_from_slice(&[0x65, 0x48, 0x8b, 0x04, 0x25, 0x10, 0, 0, 0, 0x0f, 0x05]); // 27: gs
     p1_site(&mut code, 15); // 38: restorer
     code.extend_from_slice(&[0x0f, 0x05]); // 45: back to back
@@ -305,7 +305,7 @@ fn scan_small_function() {
             (5, Ok((Pattern::P1, 0, Some(39)))),
             (12, Err(Decline::BranchTarget)),
             (21, Ok((Pattern::P2, 14, None))),
-            (25, Err(Decline::TooShort)),
+            (25, Err(Decline::BackToBack)),
             (36, Err(Decline::SegmentGs)),
             (43, Err(Decline::Restorer)),
             (45, Err(Decline::BackToBack)),
@@ -365,6 +365,323 @@ fn scan_many_sites_in_batches() {
 }
 
 #[test]
+fn batches_keep_the_history() {
+    // 64 sites fill the first batch; the 65th syscall follows the 64th directly. Each pass
+    // decodes from the function's start, so the second batch still sees the one before it.
+    let base = 0x7000;
+    let mut code = Vec::new();
+    for nr in 100..164 {
+        p1_site(&mut code, nr);
+    }
+    code.extend_from_slice(&SYSCALL);
+    code.extend_from_slice(&[0x48, 0x89, 0xc7, 0x31, 0xc0, 0x0f, 0x05, 0xc3]);
+    let got = scan_all(&code, base);
+    assert_eq!(got.len(), 66);
+    assert_eq!(got[64], (base + 64 * 7, Err(Decline::BackToBack)));
+    assert_eq!(
+        got[65].1.map(|s| (s.pattern, s.start - base)),
+        Ok((Pattern::P3, 64 * 7 + 2))
+    );
+}
+
+/// glibc 2.36's `read`, shortened: `cmpb $0,__libc_single_threaded(%rip); je .Lcancel;
+/// xor %eax,%eax; syscall` (P3 over 11 bytes) and, on the cancellable path, `mov
+/// 0x8(%rsp),%edi; xor %eax,%eax; syscall` (P3 over 6 bytes).
+const READ: [u8; 63] = [
+    0x80, 0x3d, 0xd4, 0x6e, 0x0f, 0x00, 0x00, // 0: cmpb $0x0,0xf6ed4(%rip)
+    0x74, 0x15, // 7: je 30
+    0x31, 0xc0, // 9: xor %eax,%eax
+    0x0f, 0x05, // 11: syscall
+    0x48, 0x3d, 0x00, 0xf0, 0xff, 0xff, // 13: cmp $-4096,%rax
+    0x77, 0x23, // 19: ja 56
+    0xc3, // 21: ret
+    0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, // 22: nopl 0x0(%rax,%rax,1)
+    0x48, 0x83, 0xec, 0x28, // 30: sub $0x28,%rsp
+    0x89, 0x7c, 0x24, 0x08, // 34: mov %edi,0x8(%rsp)
+    0xe8, 0x00, 0x00, 0x00, 0x00, // 38: call 43
+    0x8b, 0x7c, 0x24, 0x08, // 43: mov 0x8(%rsp),%edi
+    0x31, 0xc0, // 47: xor %eax,%eax
+    0x0f, 0x05, // 49: syscall
+    0x48, 0x83, 0xc4, 0x28, // 51: add $0x28,%rsp
+    0xc3, // 55: ret
+    0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff, // 56: mov $-1,%rax
+];
+
+#[test]
+fn p3_read() {
+    let base = 0x7f00_0000_0000;
+    let got = scan_all(&READ, base);
+    let main = got[0].1.unwrap();
+    assert_eq!(got[0].0, base + 11);
+    assert_eq!(
+        (main.pattern, main.start, main.len, main.nr),
+        (Pattern::P3, base, 11, Some(0))
+    );
+    assert_eq!(main.bytes(), &READ[..11]);
+    // cmpb 7 → 7, je rel8 2 → 6, xor 2 → 2.
+    assert_eq!(main.lens, 0x22_62_77);
+    let cancel = got[1].1.unwrap();
+    assert_eq!(got[1].0, base + 49);
+    assert_eq!(
+        (cancel.pattern, cancel.start, cancel.len, cancel.nr, cancel.lens),
+        (Pattern::P3, base + 43, 6, Some(0), 0x22_44)
+    );
+    assert_eq!(got.len(), 2);
+
+    // Lazily, never P3: without bounds the run is not known.
+    let mut b = [0xcc; 15];
+    b[4..].copy_from_slice(&READ[..11]);
+    assert!(!matches!(classify_trap(&b, &SYSCALL, base + 11, 0), Ok(s) if s.pattern == Pattern::P3));
+
+    // The trampoline: the three instructions relocated, then lea/jmp.
+    let (tramp, slot) = (base + 0x1234_5678, base + 0x1234_5000);
+    let mut out = [0; 64];
+    let n = trampoline(&main, tramp, slot, &mut out).unwrap();
+    assert_eq!(n, 7 + 6 + 2 + 13);
+    assert!(n <= TRAMPOLINE_MAX);
+    let insns = decode_all(&out[..n], tramp);
+    std::println!("P3: {}", insns.iter().map(gas).collect::<Vec<_>>().join("; "));
+    assert_eq!(insns.len(), 5);
+    assert_eq!(insns[0].code(), Code::Cmp_rm8_imm8);
+    assert_eq!(insns[0].ip_rel_memory_address(), base + 7 + 0xf6ed4);
+    assert_eq!(insns[0].immediate8(), 0);
+    assert_eq!(insns[1].code(), Code::Je_rel32_64);
+    assert_eq!(insns[1].near_branch_target(), base + 30);
+    assert_eq!(insns[2].code(), Code::Xor_rm32_r32);
+    assert_eq!(&out[13..15], [0x31, 0xc0]);
+    check_tail(&insns[3..], &main, slot);
+
+    // Every boundary of the trampoline maps back; nothing else does.
+    let boundaries: Vec<_> = (0..=n as u64)
+        .filter_map(|off| site_offset(main.lens, off).map(|o| (off, o)))
+        .collect();
+    assert_eq!(boundaries, [(0, 0), (7, 7), (13, 9), (15, 11), (22, 11)]);
+    let mut off = 0;
+    for insn in &insns {
+        assert!(site_offset(main.lens, off).is_some());
+        off += insn.len() as u64;
+    }
+    assert_eq!(site_offset(cancel.lens, 0), Some(0));
+    assert_eq!(site_offset(cancel.lens, 4), Some(4));
+    assert_eq!(site_offset(cancel.lens, 6), Some(6));
+    assert_eq!(site_offset(cancel.lens, 13), Some(6));
+    assert_eq!(site_offset(cancel.lens, 19), None);
+    assert_eq!(site_offset(0, 0), None);
+
+    // The jump: e9 rel32 and int3 over the other 6 bytes.
+    let mut jmp = [0; 15];
+    assert_eq!(jump_bytes(&main, tramp, &mut jmp), Ok(11));
+    assert_eq!(jmp[5..11], [0xcc; 6]);
+    assert_eq!(decode_all(&jmp[..5], base)[0].near_branch_target(), tramp);
+}
+
+/// A site's pattern, start (relative), len, nr and lens.
+type Brief = (Pattern, u64, u8, Option<u32>, u64);
+
+/// The sites (or declines) of a function `code` at 0x1000.
+fn p3(code: &[u8]) -> Vec<(u64, Result<Brief, Decline>)> {
+    scan_all(code, 0x1000)
+        .into_iter()
+        .map(|(a, r)| {
+            (
+                a - 0x1000,
+                r.map(|s| (s.pattern, s.start - 0x1000, s.len, s.nr, s.lens)),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn p3_runs() {
+    use Pattern::P3;
+    // mov %rax,%rdi; mov %r8d,%eax: no static number.
+    assert_eq!(
+        p3(&[0x48, 0x89, 0xc7, 0x44, 0x89, 0xc0, 0x0f, 0x05]),
+        [(6, Ok((P3, 0, 6, None, 0x33_33)))]
+    );
+    // mov $0xca,%eax; xor $0x80,%sil: the number is set before the last instruction, and only
+    // the last one is looked at. (The run is the 4-byte xor and the 5-byte mov.)
+    assert_eq!(
+        p3(&[0xb8, 0xca, 0, 0, 0, 0x40, 0x80, 0xf6, 0x80, 0x0f, 0x05]),
+        [(9, Ok((P3, 0, 9, None, 0x44_55)))]
+    );
+    // 33 c0 is xor %eax,%eax too.
+    assert_eq!(
+        p3(&[0x48, 0x89, 0xc7, 0x33, 0xc0, 0x0f, 0x05]),
+        [(5, Ok((P3, 0, 5, Some(0), 0x22_33)))]
+    );
+    // Five one-byte nops: 5 bytes, 5 instructions.
+    assert_eq!(
+        p3(&[0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x0f, 0x05]),
+        [(6, Ok((P3, 1, 5, None, 0x11_11_11_11_11)))]
+    );
+    // jne rel32 (kept at 6 bytes) to the syscall itself, which stays: fine.
+    assert_eq!(
+        p3(&[0x0f, 0x85, 0x02, 0, 0, 0, 0x31, 0xc0, 0x0f, 0x05]),
+        [(8, Ok((P3, 0, 8, Some(0), 0x22_66)))]
+    );
+    // jmp rel8 out of the run, then code reached only from elsewhere: jmp becomes e9 rel32.
+    let code = [0xeb, 0x10, 0x90, 0x90, 0x31, 0xc0, 0x0f, 0x05];
+    assert_eq!(p3(&code), [(6, Ok((P3, 0, 6, Some(0), 0x22_11_11_52)))]);
+    let site = scan_all(&code, 0x1000)[0].1.unwrap();
+    let mut out = [0; 64];
+    let n = trampoline(&site, 0x9000, 0x8000, &mut out).unwrap();
+    let insns = decode_all(&out[..n], 0x9000);
+    assert_eq!(
+        (insns[0].code(), insns[0].near_branch_target()),
+        (Code::Jmp_rel32_64, 0x1012)
+    );
+    assert_eq!(out[5..9], [0x90, 0x90, 0x31, 0xc0]);
+    check_tail(&insns[4..], &site, 0x8000);
+    assert_eq!(site_offset(site.lens, 5), Some(2));
+    assert_eq!(site_offset(site.lens, 9), Some(6));
+    // The last instruction a jcc (reached by falling through, it leads to the tail).
+    assert_eq!(
+        p3(&[0x48, 0x89, 0xc7, 0x75, 0x10, 0x0f, 0x05]),
+        [(5, Ok((P3, 0, 5, None, 0x62_33)))]
+    );
+}
+
+#[test]
+fn p3_declines() {
+    // At the function's start (__read_nocancel), or too few bytes before it.
+    assert_eq!(p3(&[0x31, 0xc0, 0x0f, 0x05]), [(2, Err(Decline::TooShort))]);
+    assert_eq!(p3(&[0x90, 0x31, 0xc0, 0x0f, 0x05]), [(3, Err(Decline::TooShort))]);
+    // 14-byte nopw + xor: 16 bytes.
+    let mut code = [0x66, 0x66, 0x66, 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0].to_vec();
+    code.extend_from_slice(&[0x31, 0xc0, 0x0f, 0x05]);
+    assert_eq!(decode_all(&code, 0)[0].len(), 14);
+    assert_eq!(p3(&code), [(16, Err(Decline::TooShort))]);
+    // With one byte less: 15, accepted.
+    assert_eq!(p3(&code[1..])[0].1.map(|s| s.2), Ok(15));
+    // A syscall in the run.
+    assert_eq!(
+        p3(&[0x0f, 0x05, 0x90, 0x31, 0xc0, 0x0f, 0x05]),
+        [(0, Err(Decline::FunctionStart)), (5, Err(Decline::BackToBack))]
+    );
+    // call, loop, jrcxz, ret, a branch-hinted (3e) jcc, an indirect jmp: not relocatable.
+    for insn in [
+        &[0xe8, 0, 0, 0, 0][..],
+        &[0xe2, 0x10],
+        &[0xe3, 0x10],
+        &[0xc3],
+        &[0x3e, 0x74, 0x10],
+        &[0xff, 0xe0],
+    ] {
+        let mut code = [0x48, 0x89, 0xc7].to_vec();
+        code.extend_from_slice(insn);
+        code.extend_from_slice(&[0x31, 0xc0, 0x0f, 0x05]);
+        let at = code.len() as u64 - 2;
+        assert_eq!(p3(&code), [(at, Err(Decline::Branch))], "{insn:x?}");
+    }
+    // %gs in the run; eip-relative in the run.
+    assert_eq!(
+        p3(&[0x65, 0x8b, 0x07, 0x89, 0xf8, 0x0f, 0x05]),
+        [(5, Err(Decline::SegmentGs))]
+    );
+    assert_eq!(
+        p3(&[0x67, 0x8b, 0x05, 0, 1, 0, 0, 0x31, 0xc0, 0x0f, 0x05]),
+        [(9, Err(Decline::EipRelative))]
+    );
+    // A jcc of the run targeting the run: itself, the run's start, the next instruction.
+    for target in [3i8, 0, 5] {
+        let code = [0x48, 0x89, 0xc7, 0x74, (target - 5) as u8, 0x31, 0xc0, 0x0f, 0x05];
+        assert_eq!(p3(&code), [(7, Err(Decline::BranchTarget))], "{target}");
+    }
+    // The same jcc to the syscall or past it: accepted.
+    for target in [7i8, 9] {
+        let code = [0x48, 0x89, 0xc7, 0x74, (target - 5) as u8, 0x31, 0xc0, 0x0f, 0x05];
+        assert_eq!(p3(&code)[0].1.map(|s| s.0), Ok(Pattern::P3), "{target}");
+    }
+}
+
+#[test]
+fn p3_branch_targets() {
+    // read, plus a jmp back to each offset of the function's start: interior boundaries of
+    // the run (7: je, 9: xor) decline it; its start and its syscall do not.
+    for (target, ok) in [(0u64, true), (7, false), (9, false), (11, true), (3, false)] {
+        let mut code = READ.to_vec();
+        let here = code.len() as u64;
+        code.push(0xe9);
+        code.extend_from_slice(&((target as i64 - (here as i64 + 5)) as i32).to_le_bytes());
+        let got = p3(&code);
+        let expect = if ok {
+            Ok(Pattern::P3)
+        } else {
+            Err(Decline::BranchTarget)
+        };
+        assert_eq!(got[0].1.map(|s| s.0), expect, "{target}");
+        assert_eq!(got[1].1.map(|s| s.0), Ok(Pattern::P3));
+    }
+}
+
+#[test]
+fn p3_trampoline_errors() {
+    // mov %rax,%rdi; je +0x40; xor %eax,%eax.
+    let code = [0x48, 0x89, 0xc7, 0x74, 0x40, 0x31, 0xc0, 0x0f, 0x05];
+    let base = 0x7f00_0000_0000;
+    let site = scan_all(&code, base)[0].1.unwrap();
+    assert_eq!((site.pattern, site.lens), (Pattern::P3, 0x22_62_33));
+    let target = base + 5 + 0x40;
+    let mut out = [0; 64];
+    // The je's rel32 ends at tramp + 9: the lowest trampoline from which it reaches.
+    let lowest = target - 9 - 0x7fff_ffff;
+    assert!(trampoline(&site, lowest, target, &mut out).is_ok());
+    let insns = decode_all(&out[..3 + 6], lowest);
+    assert_eq!(insns[1].near_branch_target(), target);
+    assert_eq!(
+        trampoline(&site, lowest - 1, target, &mut out),
+        Err(Decline::OutOfRange)
+    );
+    // lens that do not match the bytes, or claim more instructions.
+    for lens in [0, 0x22_22_33, 0x22_66_33, 0x11_22_62_33, 0x62_33] {
+        let bad = Site { lens, ..site };
+        assert_eq!(
+            trampoline(&bad, base, base, &mut out),
+            Err(Decline::InvalidSite),
+            "{lens:#x}"
+        );
+    }
+    // Several instructions are P3 only; so are branches.
+    for pattern in [Pattern::P1, Pattern::P1W, Pattern::P2] {
+        let bad = Site { pattern, ..site };
+        assert_eq!(trampoline(&bad, base, base, &mut out), Err(Decline::InvalidSite));
+    }
+    let mut insn = [0; 15];
+    insn[..5].copy_from_slice(&[0x0f, 0x85, 0x10, 0, 0]);
+    let jcc = Site {
+        pattern: Pattern::P2,
+        len: 5,
+        insn,
+        lens: 0x55,
+        ..site
+    };
+    assert_eq!(trampoline(&jcc, base, base, &mut out), Err(Decline::Undecodable));
+    let jmp = Site {
+        insn: [0xe9, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        ..jcc
+    };
+    assert_eq!(trampoline(&jmp, base, base, &mut out), Err(Decline::Branch));
+    // The same jmp as a (one-instruction) P3: relocated.
+    let jmp = Site {
+        pattern: Pattern::P3,
+        ..jmp
+    };
+    assert_eq!(trampoline(&jmp, base, base, &mut out), Ok(5 + 13));
+    // A P3 branch into its own run, handed in directly.
+    let mut insn = [0; 15];
+    insn[..5].copy_from_slice(&[0x48, 0x89, 0xc7, 0x74, 0xfb]);
+    let into = Site {
+        len: 5,
+        insn,
+        lens: 0x62_33,
+        nr: None,
+        ..site
+    };
+    assert_eq!(trampoline(&into, base, base, &mut out), Err(Decline::BranchTarget));
+}
+
+#[test]
 fn syscall_bytes() {
     let mut at = Vec::new();
     find_syscall_bytes(&[0x0f, 0x05, 0x0f, 0x0f, 0x05, 0x05, 0x0f], &mut |o| at.push(o));
@@ -396,6 +713,7 @@ fn live_p1_every_number() {
             len: 5,
             nr: Some(nr),
             insn,
+            lens: 0x55,
         };
         for from in [
             base - 0x7000_0000,

@@ -2,9 +2,12 @@
 //! every site found is classified lazily too, and its jump and trampoline are built and
 //! decoded back. `cargo test -p strata-patch --test survey -- --nocapture` prints the counts.
 
-use iced_x86::{Code, Decoder, DecoderOptions, Formatter, GasFormatter, Instruction};
-use object::{Object, ObjectSection};
-use std::collections::BTreeMap;
+use iced_x86::{
+    Code, Decoder, DecoderOptions, Formatter, GasFormatter, Instruction, InstructionInfoFactory, OpAccess, OpKind,
+    Register,
+};
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::collections::{BTreeMap, BTreeSet};
 use strata_patch::*;
 
 #[derive(Default, Debug)]
@@ -20,6 +23,23 @@ struct Survey {
     lazy_false_accepts: Vec<String>,
     /// The P2 instructions, formatted.
     p2: Vec<String>,
+    /// The P3 runs, formatted.
+    p3: Vec<String>,
+    /// `syscall`s whose previous instruction (decoded from the function's start) is shorter
+    /// than 5 bytes: all TooShort before P3.
+    short: BTreeSet<u64>,
+    /// P3 sites without a static number whose run sets `%eax` to a constant (`mov $n,%eax`
+    /// not last): what tracking writes to `%eax` through the run would add.
+    p3_nr_by_tracking: usize,
+    /// P3 sites with an interior boundary that a direct branch anywhere in `.text` targets
+    /// (e.g. from a `.cold` part, outside the function the scan sees).
+    p3_foreign_targets: Vec<String>,
+    /// The short sites still declined, with why.
+    short_declined: Vec<String>,
+    /// Every accepted site.
+    sites: Vec<Site>,
+    /// `read`'s address and size, from `.dynsym`.
+    read: Option<(u64, u64)>,
 }
 
 impl Survey {
@@ -42,6 +62,10 @@ fn survey(path: &str) -> Option<Survey> {
     let mut offsets = Vec::new();
     find_syscall_bytes(td, &mut |o| offsets.push(o));
     s.raw_0f05 = offsets.len();
+    s.read = file
+        .dynamic_symbols()
+        .find(|sym| matches!(sym.name(), Ok("read" | "__read")))
+        .map(|sym| (sym.address(), sym.size()));
     let mut last_fn = None;
     for o in offsets {
         let Some((start, next)) = hdr.containing(ta + o as u64) else {
@@ -54,12 +78,59 @@ fn survey(path: &str) -> Option<Survey> {
         s.functions += 1;
         let end = next.unwrap_or(text_end).min(text_end);
         let code = &td[(start - ta) as usize..(end - ta) as usize];
+        let mut prev_len = None;
+        for insn in Decoder::with_ip(64, code, start, DecoderOptions::NONE) {
+            if insn.is_invalid() {
+                break;
+            }
+            if insn.code() == Code::Syscall && prev_len.is_some_and(|l| l < 5) {
+                s.short.insert(insn.ip());
+            }
+            prev_len = Some(insn.len());
+        }
         scan_function_with_declines(code, start, &mut |sys, result| {
             assert_eq!(classify_in_function(code, start, sys), result);
             check_site(&mut s, td, ta, sys, result)
         });
     }
+    foreign_targets(&mut s, &hdr, ta, td);
     Some(s)
+}
+
+/// Every direct branch of every function in `.text` whose target is an interior boundary of
+/// a P3 run.
+fn foreign_targets(s: &mut Survey, hdr: &EhFrameHdr, ta: u64, td: &[u8]) {
+    let text_end = ta + td.len() as u64;
+    let p3: Vec<&Site> = s.sites.iter().filter(|s| s.pattern == Pattern::P3).collect();
+    for i in 0..hdr.len() {
+        let start = hdr.start(i).unwrap();
+        let end = hdr.start(i + 1).unwrap_or(text_end).min(text_end);
+        if start < ta || start >= end {
+            continue;
+        }
+        let code = &td[(start - ta) as usize..(end - ta) as usize];
+        for insn in Decoder::with_ip(64, code, start, DecoderOptions::NONE) {
+            if insn.is_invalid() {
+                break;
+            }
+            if !matches!(insn.op0_kind(), OpKind::NearBranch64) {
+                continue;
+            }
+            let t = insn.near_branch_target();
+            for site in p3.iter().filter(|site| t > site.start && t < site.sys_addr()) {
+                s.p3_foreign_targets
+                    .push(format!("{:#x} -> {t:#x} (site {:#x})", insn.ip(), site.start));
+            }
+        }
+    }
+}
+
+/// Whether `insn` writes (part of) `%rax`, from iced's register usage.
+fn writes_rax(info: &mut InstructionInfoFactory, insn: &Instruction) -> bool {
+    info.info(insn).used_registers().iter().any(|r| {
+        r.register().full_register() == Register::RAX
+            && !matches!(r.access(), OpAccess::Read | OpAccess::CondRead | OpAccess::NoMemAccess)
+    })
 }
 
 fn check_site(s: &mut Survey, td: &[u8], ta: u64, sys: u64, result: Result<Site, Decline>) {
@@ -69,6 +140,9 @@ fn check_site(s: &mut Survey, td: &[u8], ta: u64, sys: u64, result: Result<Site,
     let site = match result {
         Err(d) => {
             *s.declines.entry(d.reason()).or_default() += 1;
+            if s.short.contains(&sys) {
+                s.short_declined.push(format!("{sys:#x}: {d:?}"));
+            }
             // Lazily, the worst case is %eax equal to whatever a `b8` before it would load.
             let eax = if before[10] == 0xb8 {
                 u32::from_le_bytes(before[11..].try_into().unwrap())
@@ -85,17 +159,25 @@ fn check_site(s: &mut Survey, td: &[u8], ta: u64, sys: u64, result: Result<Site,
         Ok(site) => site,
     };
     assert_eq!(site.sys_addr(), sys);
+    assert_eq!(site.pattern == Pattern::P3, s.short.contains(&sys), "{site:x?}");
+    s.sites.push(site);
     *s.patterns.entry(format!("{:?}", site.pattern)).or_default() += 1;
     match classify_trap(&before, &after, sys, site.nr.unwrap_or(39)) {
+        Ok(lazy) if site.pattern == Pattern::P3 => {
+            // Never P3 lazily: any acceptance has a wrong boundary.
+            assert_eq!(lazy.pattern, Pattern::P2, "{sys:#x}: {lazy:x?}");
+            s.lazy_false_accepts.push(format!("{sys:#x} (P3): lazily {lazy:x?}"));
+        }
         Ok(lazy) => {
             assert_eq!(lazy, site, "lazy and eager disagree at {sys:#x}");
             s.lazy_agrees += 1;
         }
         Err(d) => {
             // The lazy rules are stricter: a P1/P1W whose previous instruction happens to end
-            // in a prefix-like byte is declined, a P2 may have several candidate boundaries.
+            // in a prefix-like byte is declined, a P2 may have several candidate boundaries, a
+            // P3 is never seen.
             assert!(
-                site.pattern == Pattern::P2 || d == Decline::Prefix,
+                matches!(site.pattern, Pattern::P2 | Pattern::P3) || d == Decline::Prefix,
                 "lazy declines {site:x?}: {d:?}"
             );
             *s.lazy_declines.entry((site.pattern, d.reason())).or_default() += 1;
@@ -105,30 +187,80 @@ fn check_site(s: &mut Survey, td: &[u8], ta: u64, sys: u64, result: Result<Site,
     let (tramp, slot) = (site.start + 0x4000_0040, site.start + 0x4000_0000);
     let mut jmp = [0; 15];
     assert_eq!(jump_bytes(&site, tramp, &mut jmp), Ok(site.len as usize));
+    assert!(jmp[5..site.len as usize].iter().all(|&b| b == 0xcc));
     let mut out = [0; 64];
     let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+    assert!(n <= TRAMPOLINE_MAX);
     let decoded: Vec<Instruction> = Decoder::with_ip(64, &out[..n], tramp, DecoderOptions::NONE)
         .into_iter()
         .collect();
-    let original = Decoder::with_ip(64, site.bytes(), site.start, DecoderOptions::NONE).decode();
-    assert_eq!(decoded.len(), 3);
-    if site.pattern == Pattern::P2 {
-        let mut text = format!("{:#x}: ", site.start);
-        GasFormatter::new().format(&original, &mut text);
-        s.p2.push(text);
+    let original: Vec<Instruction> = Decoder::with_ip(64, site.bytes(), site.start, DecoderOptions::NONE)
+        .into_iter()
+        .collect();
+    assert_eq!(decoded.len(), original.len() + 2);
+    assert!(original.len() == 1 || site.pattern == Pattern::P3);
+    let text = original
+        .iter()
+        .map(|i| {
+            let mut t = String::new();
+            GasFormatter::new().format(i, &mut t);
+            t
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    match site.pattern {
+        Pattern::P2 => s.p2.push(format!("{:#x}: {text}", site.start)),
+        Pattern::P3 => {
+            s.p3.push(format!("{:#x}: {text} (nr {:?})", site.start, site.nr));
+            let mut info = InstructionInfoFactory::new();
+            let last_write = original.iter().rev().find(|i| writes_rax(&mut info, i));
+            if site.nr.is_none()
+                && last_write.is_some_and(|i| matches!(i.code(), Code::Mov_r32_imm32 | Code::Mov_rm64_imm32))
+                && last_write.is_some_and(|i| i.op0_register() == Register::EAX || i.op0_register() == Register::RAX)
+            {
+                s.p3_nr_by_tracking += 1;
+            }
+        }
+        _ => {}
     }
-    assert_eq!(decoded[0].code(), original.code());
-    if original.is_ip_rel_memory_operand() {
-        assert_eq!(decoded[0].ip_rel_memory_address(), original.ip_rel_memory_address());
-    } else {
-        assert_eq!(&out[..site.len as usize], site.bytes());
+    let (mut off, mut orig_off) = (0u64, 0u64);
+    for (i, (d, o)) in decoded.iter().zip(&original).enumerate() {
+        assert_eq!(site_offset(site.lens, off), Some(orig_off), "{site:x?}");
+        assert_eq!(
+            (site.lens >> (8 * i)) & 0xff,
+            (d.len() << 4 | o.len()) as u64,
+            "{site:x?}"
+        );
+        if o.is_jcc_short_or_near() || o.is_jmp_short_or_near() {
+            assert_eq!(site.pattern, Pattern::P3);
+            assert_eq!(
+                (d.mnemonic(), d.near_branch_target()),
+                (o.mnemonic(), o.near_branch_target())
+            );
+            assert!(matches!(d.code(), Code::Jmp_rel32_64) || d.is_jcc_near());
+        } else {
+            assert_eq!(d.code(), o.code());
+            if o.is_ip_rel_memory_operand() {
+                assert_eq!(d.ip_rel_memory_address(), o.ip_rel_memory_address());
+            } else {
+                let (a, b) = (off as usize, (o.ip() - site.start) as usize);
+                assert_eq!(&out[a..a + o.len()], &site.bytes()[b..b + o.len()]);
+            }
+        }
+        off += d.len() as u64;
+        orig_off += o.len() as u64;
     }
+    assert_eq!(orig_off, u64::from(site.len));
+    assert_eq!(site_offset(site.lens, off), Some(orig_off));
+    assert_eq!(site_offset(site.lens, off + 7), Some(orig_off));
+    assert_eq!(site_offset(site.lens, off + 13), None);
+    let tail = &decoded[original.len()..];
     assert_eq!(
-        (decoded[1].code(), decoded[1].ip_rel_memory_address()),
+        (tail[0].code(), tail[0].ip_rel_memory_address()),
         (Code::Lea_r64_m, site.ret_addr())
     );
     assert_eq!(
-        (decoded[2].code(), decoded[2].ip_rel_memory_address()),
+        (tail[1].code(), tail[1].ip_rel_memory_address()),
         (Code::Jmp_rm64, slot)
     );
 }
@@ -141,6 +273,26 @@ fn print(path: &str, s: &Survey) {
     println!("  accepted {}: {:?}", s.accepted(), s.patterns);
     println!("  declined {}: {:?}", s.declines.values().sum::<usize>(), s.declines);
     println!("  P2: {}", s.p2.join(" | "));
+    println!(
+        "  P3: {} of the {} syscalls after a short instruction; {} with a static number, {} more \
+         if writes to %eax were tracked through the run; {} interior boundaries targeted from \
+         elsewhere in .text",
+        s.patterns.get("P3").copied().unwrap_or(0),
+        s.short.len(),
+        s.sites
+            .iter()
+            .filter(|s| s.pattern == Pattern::P3 && s.nr.is_some())
+            .count(),
+        s.p3_nr_by_tracking,
+        s.p3_foreign_targets.len()
+    );
+    for p in &s.p3 {
+        println!("    {p}");
+    }
+    println!("  short sites still declined: {}", s.short_declined.join(", "));
+    for f in &s.p3_foreign_targets {
+        println!("    foreign branch into a P3 run: {f}");
+    }
     println!(
         "  classify_trap on accepted sites: {} agree, declines {:?}",
         s.lazy_agrees, s.lazy_declines
@@ -166,6 +318,19 @@ fn libc() {
     assert!(s.accepted() > 300, "{s:?}");
     assert!(p1 * 100 > s.accepted() * 80, "{s:?}");
     assert_eq!(s.declines.get(Decline::Restorer.reason()), Some(&1), "__restore_rt");
+    // P3: most of the formerly short sites, and read's.
+    let p3 = s.patterns.get("P3").copied().unwrap_or(0);
+    assert!(p3 >= 40, "only {p3} P3 sites of {} short ones", s.short.len());
+    let (read, size) = s.read.expect("read in .dynsym");
+    let main = s
+        .sites
+        .iter()
+        .filter(|site| site.start >= read && site.start < read + size.max(1))
+        .min_by_key(|site| site.start)
+        .expect("a site in read");
+    println!("read at {read:#x}: {main:x?}");
+    assert_eq!((main.pattern, main.nr), (Pattern::P3, Some(0)), "{main:x?}");
+    assert!(s.p3_foreign_targets.is_empty(), "{:?}", s.p3_foreign_targets);
 }
 
 #[test]

@@ -248,6 +248,23 @@ pub mod counts {
     /// Header word: nonzero when an extension failed and strata stopped the
     /// program.
     pub const FAILED_WORD: usize = 7;
+    /// Header words of the fast path (`--fast-stats`), summed over the tree:
+    /// calls that entered strata through a rewritten site, calls a rewritten
+    /// site issued without entering strata, program calls that trapped,
+    /// sites rewritten, sites strata declined to rewrite.
+    pub const FAST_WORD: usize = 8;
+    pub const NATIVE_WORD: usize = 9;
+    pub const TRAP_WORD: usize = 10;
+    pub const PATCHED_WORD: usize = 11;
+    pub const DECLINED_WORD: usize = 12;
+    /// Header words of the site cache (the fast path's scan results, shared
+    /// by every process of the tree): its offset in bytes from the file start
+    /// (0: none), its size, and the bytes used so far.
+    pub const SITE_CACHE_WORD: usize = 13;
+    pub const SITE_CACHE_SIZE_WORD: usize = 14;
+    pub const SITE_CACHE_USED_WORD: usize = 15;
+    /// Default size of the site cache (sparse: untouched pages cost nothing).
+    pub const SITE_CACHE_DEFAULT: usize = 8 << 20;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

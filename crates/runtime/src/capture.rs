@@ -36,6 +36,7 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
     if t.prog_sud.mode != 0 && signals::program_dispatch(t, uc, nr) {
         return;
     }
+    t.trap_calls += 1;
     let g = &uc.gregs;
     let args = [
         g[reg::RDI],

@@ -294,7 +294,7 @@ fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
         }
         let want = sys::PROT_EXEC | sys::PROT_READ;
         if prot & want == want && flags & sys::MAP_PRIVATE != 0 && flags & sys::MAP_ANONYMOUS == 0 {
-            crate::rewrite::scan_mapping(r as usize, a[1] as usize, a[4] as usize, a[5] as usize);
+            crate::rewrite::scan_mapping(r as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize);
         }
     }
     r

@@ -550,10 +550,10 @@ pub fn fixup(t: &Thread, uc: &mut UContext) {
         g[reg::RIP] = g[RCX] - 2;
     } else if pc == addr(strata_fast_window_end) {
         g[reg::RIP] = g[RCX];
-    } else if let Some((start, len, off)) = crate::rewrite::trampoline_at(pc) {
-        // Before the replaced instruction ran, the program is at the site;
-        // after, at its `syscall`.
-        g[reg::RIP] = if off == 0 { start } else { start + len };
+    } else if let Some(at) = crate::rewrite::trampoline_at(pc) {
+        // The replaced instructions run in the trampoline one for one: the
+        // program is at the next one not yet run (or at the `syscall`).
+        g[reg::RIP] = at;
     }
 }
 
@@ -579,7 +579,7 @@ unsafe extern "C" fn strata_on_signal(sig: usize, info: *mut SigInfo, uc: *mut U
         unsafe { crate::asm::strata_sigreturn_to(uc) }
     }
     if t.in_fast != 0 {
-        let fault = matches!(sig, 4 | 7 | 8 | 11) && info.code > 0;
+        let fault = matches!(sig, 4 | 7 | 8 | 11) && info.code > 0 && info.code != 0x80;
         if fault {
             if crate::stack::in_layer() {
                 crate::stack::fault(sig as i32, info.f0, pc);

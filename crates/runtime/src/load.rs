@@ -262,7 +262,7 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
                 )
             })?;
             if prot & (sys::PROT_EXEC | sys::PROT_READ) == sys::PROT_EXEC | sys::PROT_READ {
-                crate::rewrite::scan_mapping(start, len, f.fd, s.offset as usize - pageoff);
+                crate::rewrite::scan_mapping(start, len, prot, f.fd, s.offset as usize - pageoff);
             }
         }
         if s.memsz > s.filesz {

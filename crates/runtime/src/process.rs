@@ -45,6 +45,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             // Pending signals are not inherited.
             t.vsigsys_pending = 0;
             thread::after_fork(t);
+            crate::rewrite::after_fork(t);
             if thread::enable_capture(t).is_err() {
                 sys::exit_group(126);
             }
@@ -124,6 +125,7 @@ unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
 
 /// exit(2) of one thread, or exit_group(2): free the state as it goes.
 pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
+    crate::rewrite::flush_stats(t, nr == Sysno::exit_group as usize);
     // SAFETY: the state is ours; nothing runs on it after the exit.
     unsafe { crate::asm::strata_exit_thread(t, code, nr) }
 }
@@ -203,6 +205,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     // that back into a virtual block before any trap can happen).
     let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
     sys::set_sigmask(uc.sigmask | vsys);
+    crate::rewrite::flush_stats(crate::thread::current(), true);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };
     sys::set_sigmask(!0);

@@ -59,6 +59,37 @@ pub fn unlock() {
 pub static PATCHED: AtomicU64 = AtomicU64::new(0);
 pub static DECLINED: AtomicU64 = AtomicU64::new(0);
 
+/// Adds the fast-path counters of thread `t` (all live threads with
+/// `all`, plus this process's site counts) to the session file, and zeroes
+/// them: at a thread's exit, the process's exit, and before an exec.
+pub fn flush_stats(t: &mut crate::thread::Thread, all: bool) {
+    use strata_proto::counts;
+    let Some(w) = crate::stack::counters() else {
+        return;
+    };
+    let mut add = |t: &mut crate::thread::Thread| {
+        w[counts::FAST_WORD].fetch_add(core::mem::take(&mut t.fast_calls), Ordering::Relaxed);
+        w[counts::NATIVE_WORD].fetch_add(core::mem::take(&mut t.native_calls), Ordering::Relaxed);
+        w[counts::TRAP_WORD].fetch_add(core::mem::take(&mut t.trap_calls), Ordering::Relaxed);
+    };
+    if all {
+        crate::thread::for_each_live(&mut add);
+        w[counts::PATCHED_WORD].fetch_add(PATCHED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        w[counts::DECLINED_WORD].fetch_add(DECLINED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+    } else {
+        add(t);
+    }
+}
+
+/// In a fork child: the counts so far are the parent's.
+pub fn after_fork(t: &mut crate::thread::Thread) {
+    t.fast_calls = 0;
+    t.native_calls = 0;
+    t.trap_calls = 0;
+    PATCHED.store(0, Ordering::Relaxed);
+    DECLINED.store(0, Ordering::Relaxed);
+}
+
 pub fn init(lazy: bool, eager: bool) {
     let mut m = 0;
     if lazy {
@@ -70,10 +101,7 @@ pub fn init(lazy: bool, eager: bool) {
     if m != 0 && !crate::fast::init() {
         m = 0;
     }
-    if m != 0 {
-        // The decoder's tables, built now rather than in a signal handler.
-        strata_patch::warm_up();
-    }
+
     MODE.store(m, Ordering::Relaxed);
 }
 
@@ -188,30 +216,36 @@ static STRATA_POOL_LO: AtomicU64 = AtomicU64::new(u64::MAX);
 #[no_mangle]
 static STRATA_POOL_HI: AtomicU64 = AtomicU64::new(0);
 
-/// Every trampoline: (its address, site start | len << 56). Pools are
-/// filled upwards, so within a pool entries come in address order.
+/// Every trampoline: (its address, site start | len << 56, the lengths of
+/// its instructions, `Site::lens`).
 const MAX_TRAMPS: usize = 1 << 14;
-static TRAMPS: [[AtomicU64; 2]; MAX_TRAMPS] = [const { [const { AtomicU64::new(0) }; 2] }; MAX_TRAMPS];
+static TRAMPS: [[AtomicU64; 3]; MAX_TRAMPS] = [const { [const { AtomicU64::new(0) }; 3] }; MAX_TRAMPS];
 static NTRAMPS: AtomicUsize = AtomicUsize::new(0);
 
-/// The site whose trampoline holds `pc`: (site start, replaced length,
-/// offset of `pc` in the trampoline). Slow; for signal handling only.
-pub fn trampoline_at(pc: u64) -> Option<(u64, u64, u64)> {
+/// Where the program would be if a signal interrupted its trampoline at
+/// `pc`: the address of the original instruction the trampoline was about
+/// to run (the site's `syscall` once they all ran). Slow; for signal
+/// handling only.
+pub fn trampoline_at(pc: u64) -> Option<u64> {
     if !in_pool(pc) {
         return None;
     }
     let n = NTRAMPS.load(Ordering::Acquire).min(MAX_TRAMPS);
-    let mut best: Option<(u64, u64)> = None;
-    for e in TRAMPS.iter().take(n) {
+    let mut best: Option<usize> = None;
+    for (i, e) in TRAMPS.iter().enumerate().take(n) {
         let t = e[0].load(Ordering::Relaxed);
-        if t <= pc && best.is_none_or(|(b, _)| t > b) {
-            best = Some((t, e[1].load(Ordering::Relaxed)));
+        if t <= pc && best.is_none_or(|b| t > TRAMPS[b][0].load(Ordering::Relaxed)) {
+            best = Some(i);
         }
     }
-    let (t, v) = best?;
-    let (start, len) = (v & ((1 << 56) - 1), v >> 56);
-    // len + lea (7) + jmp (6)
-    (pc - t < len + 13).then_some((start, len, pc - t))
+    let e = &TRAMPS[best?];
+    let (t, v, lens) = (
+        e[0].load(Ordering::Relaxed),
+        e[1].load(Ordering::Relaxed),
+        e[2].load(Ordering::Relaxed),
+    );
+    let start = v & ((1 << 56) - 1);
+    strata_patch::site_offset(lens, pc - t).map(|off| start + off)
 }
 
 /// Does [addr, addr+len) touch a pool? (The program may not unmap them.)
@@ -360,8 +394,77 @@ fn native_ok(nr: u32) -> bool {
     crate::stack::first(nr) == crate::stack::NO_LAYER && !crate::dispatch::bottom_owns(nr)
 }
 
+/// Where code is written during one batch of rewrites. Trampolines are
+/// staged and written to their pool in one piece; site bytes go either
+/// straight into text strata made writable (and not executable) for the
+/// batch, or through /proc/self/mem.
+struct Writer {
+    mem: Mem,
+    /// The site's text is writable for this batch (a fresh mapping).
+    direct: bool,
+    stage_at: u64,
+    stage_len: usize,
+}
+
+const STAGE: usize = 1 << 16;
+/// Staged trampolines (used under LOCK only).
+static mut STAGE_BUF: [u8; STAGE] = [0; STAGE];
+
+impl Writer {
+    fn new(direct: bool) -> Option<Writer> {
+        Some(Writer {
+            mem: Mem::open()?,
+            direct,
+            stage_at: 0,
+            stage_len: 0,
+        })
+    }
+
+    fn tramp(&mut self, at: u64, b: &[u8]) -> bool {
+        if self.stage_len != 0 && (at != self.stage_at + self.stage_len as u64 || self.stage_len + b.len() > STAGE) {
+            if !self.flush() {
+                return false;
+            }
+        }
+        if self.stage_len == 0 {
+            self.stage_at = at;
+        }
+        // SAFETY: the stage is only used with LOCK held, by this writer.
+        let stage = unsafe { &mut *core::ptr::addr_of_mut!(STAGE_BUF) };
+        stage[self.stage_len..self.stage_len + b.len()].copy_from_slice(b);
+        self.stage_len += b.len();
+        true
+    }
+
+    fn flush(&mut self) -> bool {
+        if self.stage_len == 0 {
+            return true;
+        }
+        // SAFETY: as in `tramp`.
+        let stage = unsafe { &*core::ptr::addr_of!(STAGE_BUF) };
+        let ok = self.mem.write(self.stage_at, &stage[..self.stage_len]);
+        self.stage_len = 0;
+        ok
+    }
+
+    /// Writes site bytes (after every staged trampoline is in place).
+    fn site(&mut self, at: u64, b: &[u8]) -> bool {
+        if !self.flush() {
+            return false;
+        }
+        if self.direct {
+            // SAFETY: the caller made this text writable for the batch and
+            // no thread can run it yet.
+            unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), at as *mut u8, b.len()) };
+            true
+        } else {
+            self.mem.write(at, b)
+        }
+    }
+}
+
 /// Rewrites one site. `live`: other threads may be running this code.
-fn patch(mem: &Mem, site: &Site, live: bool) -> bool {
+fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
     if let Some(nr) = site.nr {
         if crate::fast::needs_frame(nr as usize) {
             return false;
@@ -388,22 +491,23 @@ fn patch(mem: &Mem, site: &Site, live: bool) -> bool {
         return false;
     };
     let k = NTRAMPS.load(Ordering::Relaxed);
-    if k >= MAX_TRAMPS || !mem.write(t, &tramp[..tlen]) {
+    if k >= MAX_TRAMPS || !w.tramp(t, &tramp[..tlen]) {
         return false;
     }
     TRAMPS[k][0].store(t, Ordering::Relaxed);
     TRAMPS[k][1].store(site.start | (site.len as u64) << 56, Ordering::Relaxed);
+    TRAMPS[k][2].store(site.lens, Ordering::Relaxed);
     NTRAMPS.store(k + 1, Ordering::Release);
     if live {
-        if !membarrier_ready() || !mem.write(site.start + 1, &jump[1..5]) {
+        if !membarrier_ready() || !w.site(site.start + 1, &jump[1..5]) {
             return false;
         }
         membarrier();
-        if !mem.write(site.start, &jump[..1]) {
+        if !w.site(site.start, &jump[..1]) {
             return false;
         }
         ANY_LIVE.store(1, Ordering::Relaxed);
-    } else if !mem.write(site.start, &jump[..jlen]) {
+    } else if !w.site(site.start, &jump[..jlen]) {
         return false;
     }
     PATCHED.fetch_add(1, Ordering::Relaxed);
@@ -461,6 +565,17 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
     let (mut before, mut after) = ([0u8; 15], [0u8; 2]);
     before.copy_from_slice(&code[..15]);
     after.copy_from_slice(&code[15..]);
+    if before[10] != 0xb8 && before[8..11] != [0x48, 0xc7, 0xc0] {
+        // Only `mov $NR` sites are rewritten lazily (below); nothing to
+        // decode. Remembered, so the next trap here costs no more.
+        lock();
+        if lookup(sys_addr).is_none() {
+            DECLINED.fetch_add(1, Ordering::Relaxed);
+            record(sys_addr, eax, DECLINED_SITE);
+        }
+        unlock();
+        return;
+    }
     lock();
     if lookup(sys_addr).is_none() {
         let state = match strata_patch::classify_trap(&before, &after, sys_addr, eax) {
@@ -472,15 +587,11 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
                 if matches!(site.pattern, Pattern::P1 | Pattern::P1W) && code_is_private(site.start, sys_addr + 2) =>
             {
                 let live = crate::thread::live_count() > 1;
-                match Mem::open() {
-                    Some(mem) if patch(&mem, &site, live) => {
-                        if live {
-                            LIVE_SITE
-                        } else {
-                            PATCHED_SITE
-                        }
-                    }
-                    _ => DECLINED_SITE,
+                let ok = Writer::new(false).is_some_and(|mut w| patch(&mut w, &site, live));
+                match (ok, live) {
+                    (false, _) => DECLINED_SITE,
+                    (true, true) => LIVE_SITE,
+                    (true, false) => PATCHED_SITE,
                 }
             }
             _ => DECLINED_SITE,
@@ -514,25 +625,224 @@ const PT_GNU_EH_FRAME: u32 = 0x6474_e550;
 const PF_X: u32 = 1;
 
 /// The file mapping [addr, addr+len) at file offset `off` of `fd` was just
-/// made (private, executable, readable) and no thread runs it yet: rewrite
-/// every site its functions hold.
-pub fn scan_mapping(addr: usize, len: usize, fd: usize, off: usize) {
+/// made (private, executable and readable, protection `prot`) and no thread
+/// runs it yet: rewrite every site its functions hold. The sites come from
+/// the session's site cache when another process of the tree already
+/// scanned the same file, else from decoding the functions that hold a
+/// `syscall` (bounds from `.eh_frame_hdr`), and then go to the cache.
+pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize) {
     if mode() & EAGER == 0 {
         return;
     }
+    let mut st = [0u64; 18];
+    // SAFETY: fstat into a local buffer of the kernel's struct stat size.
+    if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
+        return;
+    }
+    let len = len.min((st[6] as usize).saturating_sub(off));
+    if len == 0 {
+        return;
+    }
+    // dev, ino, size, mtime (s, ns), and which part of the file.
+    let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    let Some(recs) = Recs::new() else {
+        return;
+    };
+    let cached = cache_find(&key, recs.buf());
+    let n = match cached {
+        Some(n) => n,
+        None => match find_sites(addr, len, fd, off, recs.buf()) {
+            Some(n) => {
+                cache_put(&key, &recs.buf()[..n]);
+                n
+            }
+            None => return,
+        },
+    };
+    patch_all(addr as u64, len, prot, off as u64, &recs.buf()[..n]);
+}
+
+/// A site as the cache keeps it: relative to the file, not to an address.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Rec {
+    /// The site's start, as an offset in the file.
+    file_off: u64,
+    /// pattern | len << 8 | has_nr << 16 | nr << 32.
+    meta: u64,
+    insn: [u8; 16],
+    lens: u64,
+}
+
+const MAX_RECS: usize = 8192;
+const REC_WORDS: usize = core::mem::size_of::<Rec>() / 8;
+
+impl Rec {
+    fn of(site: &Site, addr: u64, off: u64) -> Rec {
+        let pattern = match site.pattern {
+            Pattern::P1 => 0,
+            Pattern::P1W => 1,
+            Pattern::P2 => 2,
+            Pattern::P3 => 3,
+        };
+        let mut insn = [0u8; 16];
+        insn[..15].copy_from_slice(&site.insn);
+        Rec {
+            file_off: site.start - addr + off,
+            meta: pattern
+                | (site.len as u64) << 8
+                | (site.nr.is_some() as u64) << 16
+                | (site.nr.unwrap_or(0) as u64) << 32,
+            insn,
+            lens: site.lens,
+        }
+    }
+
+    fn site(&self, addr: u64, off: u64) -> Option<Site> {
+        let pattern = match self.meta & 0xff {
+            0 => Pattern::P1,
+            1 => Pattern::P1W,
+            2 => Pattern::P2,
+            3 => Pattern::P3,
+            _ => return None,
+        };
+        let mut insn = [0u8; 15];
+        insn.copy_from_slice(&self.insn[..15]);
+        Some(Site {
+            pattern,
+            start: (self.file_off.checked_sub(off)?).checked_add(addr)?,
+            len: (self.meta >> 8) as u8,
+            nr: (self.meta >> 16 & 1 != 0).then_some((self.meta >> 32) as u32),
+            insn,
+            lens: self.lens,
+        })
+    }
+}
+
+/// A scratch array of records, in a mapping of its own.
+struct Recs(usize);
+
+impl Recs {
+    const BYTES: usize = MAX_RECS * core::mem::size_of::<Rec>();
+
+    fn new() -> Option<Recs> {
+        sys::mmap_anon(Self::BYTES, sys::PROT_READ | sys::PROT_WRITE).map(Recs)
+    }
+
+    fn buf(&self) -> &'static mut [Rec] {
+        // SAFETY: our own mapping of MAX_RECS records, zeroed, used by one
+        // scan (under no lock: each call makes its own).
+        unsafe { core::slice::from_raw_parts_mut(self.0 as *mut Rec, MAX_RECS) }
+    }
+}
+
+impl Drop for Recs {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own scratch mapping.
+        unsafe { sys::sc(Sysno::munmap, &[self.0, Self::BYTES]) };
+    }
+}
+
+/// The site cache: entries of (state, key (7 words), record count) and
+/// the records, appended by whichever process scans a file first; `state`
+/// becomes 1 once the entry is complete.
+fn cache() -> Option<(&'static [AtomicU64], &'static AtomicU64, usize, usize)> {
+    use strata_proto::counts;
+    let w = crate::stack::session_words()?;
+    let (at, size) = (
+        w[counts::SITE_CACHE_WORD].load(Ordering::Relaxed) as usize,
+        w[counts::SITE_CACHE_SIZE_WORD].load(Ordering::Relaxed) as usize,
+    );
+    if at == 0 || at % 8 != 0 || at.checked_add(size)? > w.len() * 8 {
+        return None;
+    }
+    Some((&w[at / 8..(at + size) / 8], &w[counts::SITE_CACHE_USED_WORD], at, size))
+}
+
+const ENTRY_HEAD: usize = 9;
+
+fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
+    let (c, used, _, _) = cache()?;
+    let used = (used.load(Ordering::Acquire) as usize / 8).min(c.len());
+    let mut i = 0;
+    while i + ENTRY_HEAD <= used {
+        let n = c[i + 8].load(Ordering::Acquire) as usize;
+        let state = c[i].load(Ordering::Acquire);
+        if state == 0 && n == 0 {
+            return None; // being written: its size is not known yet
+        }
+        let end = i + ENTRY_HEAD + n * REC_WORDS;
+        if end > used || n > out.len() {
+            return None;
+        }
+        if state == 1 && (0..7).all(|k| c[i + 1 + k].load(Ordering::Relaxed) == key[k]) {
+            for (j, r) in out.iter_mut().take(n).enumerate() {
+                let base = i + ENTRY_HEAD + j * REC_WORDS;
+                let word = |k: usize| c[base + k].load(Ordering::Relaxed);
+                let (a, b) = (word(2).to_le_bytes(), word(3).to_le_bytes());
+                let mut insn = [0u8; 16];
+                insn[..8].copy_from_slice(&a);
+                insn[8..].copy_from_slice(&b);
+                *r = Rec {
+                    file_off: word(0),
+                    meta: word(1),
+                    insn,
+                    lens: word(4),
+                };
+            }
+            return Some(n);
+        }
+        i = end;
+    }
+    None
+}
+
+fn cache_put(key: &[u64; 7], recs: &[Rec]) {
+    let Some((c, used, _, size)) = cache() else {
+        return;
+    };
+    let words = ENTRY_HEAD + recs.len() * REC_WORDS;
+    let at = used.fetch_add((words * 8) as u64, Ordering::AcqRel) as usize / 8;
+    if (at + words) * 8 > size {
+        return; // full: later processes scan for themselves
+    }
+    c[at + 8].store(recs.len() as u64, Ordering::Release);
+    for (k, &v) in key.iter().enumerate() {
+        c[at + 1 + k].store(v, Ordering::Relaxed);
+    }
+    for (j, r) in recs.iter().enumerate() {
+        let base = at + ENTRY_HEAD + j * REC_WORDS;
+        let vals = [
+            r.file_off,
+            r.meta,
+            u64::from_le_bytes(r.insn[..8].try_into().unwrap_or_default()),
+            u64::from_le_bytes(r.insn[8..].try_into().unwrap_or_default()),
+            r.lens,
+        ];
+        for (k, v) in vals.into_iter().enumerate() {
+            c[base + k].store(v, Ordering::Relaxed);
+        }
+    }
+    c[at].store(1, Ordering::Release);
+}
+
+/// Decodes the functions of the text mapping [addr, addr+len) (file offset
+/// `off` of `fd`) that hold a `syscall`; their sites go to `out`. None if
+/// the file has no usable `.eh_frame_hdr`.
+fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -> Option<usize> {
     let mut eh = [0u8; 64];
     if pread(fd, &mut eh, 0) != 64 || eh[..4] != *b"\x7fELF" || eh[4] != 2 {
-        return;
+        return None;
     }
     let phoff = u64::from_le_bytes(eh[32..40].try_into().unwrap_or_default()) as usize;
     let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
     if phnum == 0 || phnum > 64 {
-        return;
+        return None;
     }
     let mut ph = [0u8; 64 * 56];
     let phlen = phnum * 56;
     if pread(fd, &mut ph[..phlen], phoff) != phlen as isize {
-        return;
+        return None;
     }
     let field =
         |i: usize, at: usize| u64::from_le_bytes(ph[i * 56 + at..i * 56 + at + 8].try_into().unwrap_or_default());
@@ -550,45 +860,38 @@ pub fn scan_mapping(addr: usize, len: usize, fd: usize, off: usize) {
         }
     }
     let (Some(bias), Some((eoff, evaddr, esize))) = (bias, ehf) else {
-        return;
+        return None;
     };
-    let mut st = [0u64; 18];
-    // SAFETY: fstat into a local buffer of the kernel's struct stat size.
-    if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
-        return;
-    }
-    let fsize = st[6] as usize;
-    let len = len.min(fsize.saturating_sub(off));
-    if esize == 0 || esize > 16 << 20 || len == 0 {
-        return;
+    if esize == 0 || esize > 16 << 20 {
+        return None;
     }
     let buf_len = (esize as usize + 4095) & !4095;
-    let Some(buf) = sys::mmap_anon(buf_len, sys::PROT_READ | sys::PROT_WRITE) else {
-        return;
-    };
+    let buf = sys::mmap_anon(buf_len, sys::PROT_READ | sys::PROT_WRITE)?;
     // SAFETY: our new mapping of buf_len >= esize bytes.
     let hdr = unsafe { core::slice::from_raw_parts_mut(buf as *mut u8, esize as usize) };
+    let mut n = None;
     if pread(fd, hdr, eoff as usize) == esize as isize {
         if let Some(table) = strata_patch::EhFrameHdr::parse(hdr, evaddr.wrapping_add(bias)) {
             // SAFETY: the file mapping was just made readable, and `len` is
             // clamped to the file's size (no SIGBUS past its end).
             let text = unsafe { core::slice::from_raw_parts(addr as *const u8, len) };
-            scan_text(text, addr as u64, &table);
+            n = Some(decode_sites(text, addr as u64, off as u64, &table, out));
         }
     }
     // SAFETY: unmapping our scratch buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, buf_len]) };
+    n
 }
 
-fn scan_text(text: &[u8], base: u64, table: &strata_patch::EhFrameHdr) {
-    let Some(mem) = Mem::open() else {
-        return;
-    };
-    lock();
+/// The sites of `text` (mapped at `base` from file offset `off`), found by
+/// decoding each function that holds a `0f 05` pair from its start.
+fn decode_sites(text: &[u8], base: u64, off: u64, table: &strata_patch::EhFrameHdr, out: &mut [Rec]) -> usize {
+    strata_patch::warm_up();
     let end = base + text.len() as u64;
     let mut last = u64::MAX;
-    strata_patch::find_syscall_bytes(text, &mut |off| {
-        let Some((start, next)) = table.containing(base + off as u64) else {
+    let mut n = 0;
+    find_syscalls(text, &mut |at| {
+        let Some((start, next)) = table.containing(base + at as u64) else {
             return;
         };
         if start == last || start < base || start >= end {
@@ -598,18 +901,87 @@ fn scan_text(text: &[u8], base: u64, table: &strata_patch::EhFrameHdr) {
         let fend = next.unwrap_or(end).min(end);
         let code = &text[(start - base) as usize..(fend - base) as usize];
         strata_patch::scan_function(code, start, &mut |site| {
-            let sys_addr = site.start + site.len as u64;
-            if lookup(sys_addr).is_none() {
-                let ok = patch(&mem, &site, false);
-                record(
-                    sys_addr,
-                    site.nr.unwrap_or(0),
-                    if ok { PATCHED_SITE } else { DECLINED_SITE },
-                );
+            if let Some(r) = out.get_mut(n) {
+                *r = Rec::of(&site, base, off);
+                n += 1;
             }
         });
     });
+    n
+}
+
+/// Rewrites the sites `recs` of the text mapping [base, base+len) (file
+/// offset `off`, protection `prot`), which no thread runs yet: the text is
+/// made writable but not executable for the batch, then given `prot` back.
+fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: &[Rec]) {
+    let lo = base as usize & !4095;
+    let hi = (base as usize + len + 4095) & !4095;
+    // SAFETY: our own process's fresh mapping, made read-write (never
+    // writable and executable at once).
+    let direct = unsafe { sys::sc(Sysno::mprotect, &[lo, hi - lo, sys::PROT_READ | sys::PROT_WRITE]) } == 0;
+    lock();
+    if let Some(mut w) = Writer::new(direct) {
+        for r in recs {
+            let Some(site) = r.site(base, off) else {
+                continue;
+            };
+            let sys_addr = site.start + site.len as u64;
+            if site.start < base || sys_addr + 2 > base + len as u64 || lookup(sys_addr).is_some() {
+                continue;
+            }
+            // The code must hold what the record says (a file changed in
+            // place without a new mtime gets no stale patch).
+            // SAFETY: [start, sys_addr + 2) lies inside the text mapping,
+            // readable and not yet run by anyone.
+            let code = unsafe { core::slice::from_raw_parts(site.start as *const u8, site.len as usize + 2) };
+            if code[..site.len as usize] != *site.bytes() || code[site.len as usize..] != [0x0f, 0x05] {
+                continue;
+            }
+            let ok = patch(&mut w, &site, false);
+            if !ok {
+                DECLINED.fetch_add(1, Ordering::Relaxed);
+            }
+            record(
+                sys_addr,
+                site.nr.unwrap_or(0),
+                if ok { PATCHED_SITE } else { DECLINED_SITE },
+            );
+        }
+        w.flush();
+    }
     unlock();
+    if direct {
+        // SAFETY: as above: back to the protection the mapping was made with.
+        unsafe { sys::sc(Sysno::mprotect, &[lo, hi - lo, prot]) };
+    }
+}
+
+/// Calls `f` with the offset of every `0f 05` pair in `code`, eight bytes at
+/// a time (the byte-wise search dominated start-up).
+fn find_syscalls(code: &[u8], f: &mut dyn FnMut(usize)) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut i = 0;
+    while i + 9 <= code.len() {
+        let v = u64::from_le_bytes(code[i..i + 8].try_into().unwrap_or_default());
+        let w = u64::from_le_bytes(code[i + 1..i + 9].try_into().unwrap_or_default());
+        let mut m = zero_bytes(v ^ (0x0f * ONES)) & zero_bytes(w ^ (0x05 * ONES));
+        while m != 0 {
+            let k = (m.trailing_zeros() / 8) as usize;
+            if code[i + k] == 0x0f && code[i + k + 1] == 0x05 {
+                f(i + k);
+            }
+            m &= m - 1;
+        }
+        i += 8;
+    }
+    while i + 1 < code.len() {
+        if code[i] == 0x0f && code[i + 1] == 0x05 {
+            f(i);
+        }
+        i += 1;
+    }
 }
 
 fn pread(fd: usize, buf: &mut [u8], off: usize) -> isize {

@@ -137,7 +137,11 @@ unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UCon
     if thread::current().in_fast == 0 {
         fast::fixup(thread::current(), uc);
     }
-    if in_layer && info.code > 0 {
+    // SI_KERNEL: not a fault of the code that ran (e.g. the kernel could not
+    // build a signal frame for a handler without a restorer and forces
+    // SIGSEGV, which kills natively too).
+    const SI_KERNEL: i32 = 0x80;
+    if in_layer && info.code > 0 && info.code != SI_KERNEL {
         crate::stack::fault(sig, info.f0, uc.gregs[reg::RIP]);
     }
     let sig = sig as usize;

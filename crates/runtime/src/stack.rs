@@ -52,6 +52,8 @@ fn stack() -> &'static Stack {
 
 /// The session file's words, or null when there is no session.
 static SESSION: AtomicPtr<AtomicU64> = AtomicPtr::new(core::ptr::null_mut());
+/// Its length in bytes.
+static SESSION_LEN: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
 fn session_word(w: usize) -> Option<&'static AtomicU64> {
     let p = SESSION.load(Ordering::Relaxed);
@@ -457,11 +459,12 @@ fn ring_emit(b: &[u8]) -> bool {
 /// launcher) only turns the shared services off: counters and the trace
 /// ring (trace lines then go to standard error); the layers stay.
 pub fn init(session_path: &[u8], spec: &[u8]) {
+    if let Some((m, len)) = map_session(session_path) {
+        SESSION_LEN.store(len, Ordering::Relaxed);
+        SESSION.store(m as *mut AtomicU64, Ordering::Release);
+    }
     if spec.is_empty() {
         return;
-    }
-    if let Some(m) = map_session(session_path) {
-        SESSION.store(m as *mut AtomicU64, Ordering::Release);
     }
     strata_ext::set_host(&HOST);
     // SAFETY: single-threaded start; nothing reads STACK yet.
@@ -531,7 +534,7 @@ fn die(name: &[u8], why: &[u8]) -> ! {
     sys::exit_group(2)
 }
 
-fn map_session(path: &[u8]) -> Option<usize> {
+fn map_session(path: &[u8]) -> Option<(usize, usize)> {
     if path.is_empty() {
         return None;
     }
@@ -575,7 +578,20 @@ fn map_session(path: &[u8]) -> Option<usize> {
     if declared > ring {
         return None;
     }
-    Some(m)
+    // Pages are touched one at a time, mostly holes of a sparse file: no
+    // read-ahead (it would fill the page cache with zeroes on every fault).
+    // SAFETY: advice on our own mapping.
+    unsafe { sys::sc(Sysno::madvise, &[m, size, 1]) }; // MADV_RANDOM
+    Some((m, size))
+}
+
+/// The whole session mapping as words, if a session exists.
+pub fn session_words() -> Option<&'static [AtomicU64]> {
+    let p = SESSION.load(Ordering::Acquire);
+    let len = SESSION_LEN.load(Ordering::Relaxed);
+    // SAFETY: the mapping is `len` bytes, 8-aligned, shared, and lives for
+    // the whole run.
+    (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p as *const AtomicU64, len / 8) })
 }
 
 /// Per-call entry from dispatch.rs: runs the stack for call `nr` and

@@ -118,6 +118,7 @@ pub struct Thread {
     /// Calls that took the native, fast and trap paths (flushed at exit).
     pub native_calls: u64,
     pub fast_calls: u64,
+    pub trap_calls: u64,
     /// Stand-in signal frame for calls on the fast path (only its `rax`
     /// and mask are used: calls that need a real frame take the trap path).
     pub fast_uc: sys::UContext,
@@ -229,6 +230,19 @@ pub fn live_count() -> usize {
         .count()
 }
 
+/// Calls `f` with every thread state in use.
+pub fn for_each_live(f: &mut dyn FnMut(&mut Thread)) {
+    let n = POOL_LEN.load(Ordering::Acquire);
+    for slot in POOL.iter().take(n) {
+        let p = slot.load(Ordering::Acquire);
+        // SAFETY: pool entries are never freed; the counters read here are
+        // plain words their threads only ever increment.
+        if !p.is_null() && unsafe { (*p).dead.load(Ordering::Acquire) } == 0 {
+            f(unsafe { &mut *p });
+        }
+    }
+}
+
 /// Puts a state back without it having run (a failed clone).
 pub fn release(t: *mut Thread) {
     // SAFETY: `t` came from `claim` and no thread runs on it.
@@ -266,6 +280,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).deferred = 0;
         (*t).native_calls = 0;
         (*t).fast_calls = 0;
+        (*t).trap_calls = 0;
     }
 }
 

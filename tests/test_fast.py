@@ -1,0 +1,127 @@
+"""The fast path (#4): syscall sites rewritten into jumps into strata.
+
+The corpus (test_programs.py) checks that programs behave identically with
+rewriting on (the default), off and lazy. These tests check that the fast path
+is really taken, from `--fast-stats` (how calls reached strata: through a
+rewritten site, entering strata or skipping it, or by a trap) and from strace,
+which sees every syscall that reaches the kernel.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import OUT, Result, have, run
+
+STATS = re.compile(r"strata: fast path: (\d+) calls entered strata directly, (\d+) skipped it, "
+                   r"(\d+) trapped \([\d.]+% of (\d+)\); (\d+) sites rewritten, (\d+) declined")
+LOOP_SRC = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(int argc, char **argv) {
+    long n = argc > 1 ? atol(argv[1]) : 1000, sum = 0;
+    for (long i = 0; i < n; i++) sum += getpid() + syscall(SYS_gettid);
+    printf("%d\n", sum == n * (long)(getpid() + syscall(SYS_gettid)));
+    return 0;
+}
+"""
+N = 20000
+
+
+@pytest.fixture(scope="module")
+def loop(out_dir):
+    src = out_dir / "fast_loop.c"
+    exe = out_dir / "fast_loop"
+    src.write_text(LOOP_SRC)
+    subprocess.run(["gcc", "-O1", "-o", str(exe), str(src)], check=True)
+    return str(exe)
+
+
+def strata_run(*args, user=None) -> Result:
+    from conftest import STRATA
+    return run([str(STRATA), "run", *args], user=user)
+
+
+def stats(r: Result) -> dict:
+    m = STATS.search(r.stderr.decode(errors="replace"))
+    assert m, f"no --fast-stats line:\n{r.show()}"
+    keys = ("fast", "native", "trapped", "total", "rewritten", "declined")
+    return dict(zip(keys, map(int, m.groups())))
+
+
+def test_sites_rewritten_and_calls_skip_the_trap(loop):
+    r = strata_run("--fast-stats", "--", loop, str(N))
+    assert r.status == 0 and r.stdout == b"1\n", r.show()
+    s = stats(r)
+    assert s["rewritten"] > 300  # libc's and ld.so's sites, rewritten as they are loaded
+    # No layer wants getpid or gettid: their sites skip strata altogether.
+    assert s["native"] >= 2 * N
+    assert s["trapped"] < 100, s
+
+
+def test_rewrite_off_traps_every_call(loop):
+    r = strata_run("--fast-stats", "--rewrite=off", "--", loop, str(N))
+    assert r.status == 0 and r.stdout == b"1\n", r.show()
+    s = stats(r)
+    assert (s["fast"], s["native"], s["rewritten"]) == (0, 0, 0)
+    assert s["trapped"] >= 2 * N
+
+
+def test_lazy_rewrites_at_the_first_trap(loop):
+    r = strata_run("--fast-stats", "--rewrite=lazy", "--", loop, str(N))
+    assert r.status == 0 and r.stdout == b"1\n", r.show()
+    s = stats(r)
+    assert 0 < s["rewritten"] < 100
+    assert s["native"] >= 2 * N - 10
+    assert s["trapped"] < 200, s
+
+
+def test_a_layer_sees_fast_calls(loop, tmp_path):
+    out = tmp_path / "count.txt"
+    r = strata_run("--fast-stats", "--ext", "count", "-o", str(out), "--", loop, str(N))
+    assert r.status == 0, r.show()
+    s = stats(r)
+    assert s["fast"] >= 2 * N and s["native"] == 0, s
+    table = out.read_text()
+    calls = {m.group(2): int(m.group(1)) for m in re.finditer(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$",
+                                                              table, re.M)}
+    assert calls.get("getpid", 0) >= N and calls.get("gettid", 0) >= N, table
+
+
+@pytest.mark.skipif(not have("strace"), reason="strace is not installed")
+def test_ids_serves_getpid_without_the_kernel(loop, tmp_path):
+    """`--ext ids` short-circuits getpid and gettid: strace sees none of the loop's calls."""
+    out = tmp_path / "strace.txt"
+    from conftest import STRATA
+    r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=getpid,gettid",
+             str(STRATA), "run", "--ext", "ids", "--", loop, str(N)])
+    assert r.status == 0 and r.stdout == b"1\n", r.show()
+    seen = len(out.read_text().splitlines())
+    assert seen < 50, f"{seen} getpid/gettid calls reached the kernel"
+
+
+def test_fast_path_as_an_unprivileged_user(loop):
+    """No privilege is needed: /proc/self/mem writes and pools near the code."""
+    os.chmod(OUT, 0o755)
+    r = strata_run("--fast-stats", "--", loop, str(N), user="nobody")
+    assert r.status == 0 and r.stdout == b"1\n", r.show()
+    s = stats(r)
+    assert s["rewritten"] > 300 and s["native"] >= 2 * N, s
+
+
+@pytest.mark.parametrize("argv", [
+    ["ls", "-la", "/usr/bin"],
+    ["python3", "-c", "import json, os; print(len(json.dumps(dict(os.environ))) > 0)"],
+    ["bash", "-c", "for i in 1 2 3; do echo $i; done | sort -r | head -1"],
+], ids=["ls", "python3", "bash"])
+def test_real_programs_mostly_skip_the_trap(argv):
+    """Real programs: the same output, and few calls left on the trap path."""
+    native = run(argv)
+    r = strata_run("--fast-stats", "--", *argv)
+    assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+    s = stats(r)
+    assert s["rewritten"] > 100, s
+    assert s["trapped"] * 10 < s["total"], s
