@@ -57,8 +57,9 @@ def test_sites_rewritten_and_calls_skip_the_trap(loop):
     assert r.status == 0 and r.stdout == b"1\n", r.show()
     s = stats(r)
     assert s["rewritten"] > 300  # libc's and ld.so's sites, rewritten as they are loaded
-    # No layer wants getpid or gettid: their sites skip strata altogether.
-    assert s["native"] >= 2 * N
+    # No layer wants getpid: its site (`mov $39,%eax`) skips strata altogether;
+    # syscall(3)'s site has its number in a register and enters strata.
+    assert s["native"] >= N and s["fast"] >= N, s
     assert s["trapped"] < 100, s
 
 
@@ -75,8 +76,11 @@ def test_lazy_rewrites_at_the_first_trap(loop):
     assert r.status == 0 and r.stdout == b"1\n", r.show()
     s = stats(r)
     assert 0 < s["rewritten"] < 100
-    assert s["native"] >= 2 * N - 10
-    assert s["trapped"] < 200, s
+    # getpid's `mov $39,%eax` site is rewritten at its first trap; syscall(3)'s
+    # site (a longer instruction, whose bounds only a scan of its function
+    # can establish) stays on the trap path.
+    assert s["native"] >= N - 10, s
+    assert N <= s["trapped"] < N + 200, s
 
 
 def test_a_layer_sees_fast_calls(loop, tmp_path):
@@ -109,7 +113,7 @@ def test_fast_path_as_an_unprivileged_user(loop):
     r = strata_run("--fast-stats", "--", loop, str(N), user="nobody")
     assert r.status == 0 and r.stdout == b"1\n", r.show()
     s = stats(r)
-    assert s["rewritten"] > 300 and s["native"] >= 2 * N, s
+    assert s["rewritten"] > 300 and s["native"] >= N and s["trapped"] < 100, s
 
 
 @pytest.mark.parametrize("argv", [

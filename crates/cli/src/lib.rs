@@ -233,7 +233,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
     let count = stack.iter().any(|l| l.is_builtin("count"));
     let trace = stack
         .iter()
-        .any(|l| !l.is_builtin("count") && !l.is_builtin("null") && !l.is_builtin("map"));
+        .any(|l| !["count", "null", "map", "ids"].iter().any(|b| l.is_builtin(b)));
     if a.output.is_some() && !count && !trace {
         return Err(Error::Usage(
             "-o FILE is where trace lines and the count summary go; add --trace or --ext count".to_string(),

@@ -125,6 +125,9 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
         let mut got = 0;
         while take(&m, size, &mut rec) {
             got += 1;
+            if got % 256 == 0 {
+                wake_writers(&m);
+            }
             match newest.as_mut() {
                 None => out.write_all(&rec)?,
                 Some(q) => {
@@ -138,6 +141,9 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
                     }
                 }
             }
+        }
+        if got != 0 {
+            wake_writers(&m);
         }
         if got == 0 {
             if stopping {
@@ -207,6 +213,12 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
         z = (z + 8) & (size - 1);
     }
     tail_w.store(tail + total as u64, Ordering::Release);
+    true
+}
+
+/// Wakes writers waiting for room (once per batch of records taken).
+fn wake_writers(m: &Mapping) {
+    let tail_w = m.word(counts::RING_TAIL_WORD);
     // SAFETY: FUTEX_WAKE (shared) on the tail word: writers waiting for room.
     unsafe {
         libc::syscall(
@@ -219,7 +231,6 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
             0usize,
         )
     };
-    true
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
     t.fast_restart = 0;
     t.deferred = 0;
     t.fast_slow = 0;
+    crate::fast::deliver_saved(t, uc);
     if t.prog_sud.mode == 0 {
         crate::rewrite::after_trap(sys_addr, nr as u32);
     }

@@ -40,6 +40,8 @@ use core::sync::atomic::{AtomicU64, Ordering};
 pub static ACT_HANDLER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 /// The program's flags, mask and restorer per signal, as it set them.
 pub static ACT_FLAGS: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+pub static ACT_MASK: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
+pub static ACT_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 
 /// Address of the slow exit's `syscall` (a page outside strata's text).
 #[no_mangle]
@@ -161,6 +163,22 @@ global_asm!(
     // but rax, rcx, r11, rsp, flags, which `finish` sets.
     "2:  movb ${block}, %gs:{selector}",
     "    jmp *STRATA_SLOW_STUB(%rip)",
+    // strata_safe_copy(dst, src, n) -> 0, or 1 if the copy faulted: a
+    // SIGSEGV or SIGBUS at `strata_safe_copy_insn` resumes at its fault
+    // label (`recover_copy`). Used on the fast path to read and write the
+    // program's memory without a system call.
+    ".globl strata_safe_copy",
+    "strata_safe_copy:",
+    "    mov %rdx, %rcx",
+    ".globl strata_safe_copy_insn",
+    "strata_safe_copy_insn:",
+    "    rep movsb",
+    "    xor %eax, %eax",
+    "    ret",
+    ".globl strata_safe_copy_fault",
+    "strata_safe_copy_fault:",
+    "    mov $1, %eax",
+    "    ret",
     // strata_fast_syscall(nr, a0..a5): the program's call re-issued on the
     // fast path, at one known instruction (`strata_fast_sc`) so that a
     // signal handler can tell the kernel restarted it.
@@ -293,6 +311,9 @@ extern "C" {
     fn strata_fast_window_end();
     fn strata_fast_syscall(nr: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize) -> isize;
     fn strata_fast_sc();
+    pub fn strata_safe_copy(dst: *mut u8, src: *const u8, n: usize) -> u64;
+    fn strata_safe_copy_insn();
+    fn strata_safe_copy_fault();
     pub fn strata_sig_entry();
     fn strata_sig_entry_saved();
     fn strata_sig_entry_end();
@@ -365,6 +386,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         return 0;
     }
     t.fast_calls += 1;
+    t.fault_ok = 0;
     // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
     let a = unsafe { core::ptr::read(args as *const [u64; 6]) };
     let uc = &mut t.fast_uc as *mut UContext;
@@ -413,6 +435,7 @@ pub fn roll_forward(t: &mut Thread, uc: &mut UContext) {
     t.fast_bail = 0;
     t.in_fast = 0;
     t.selector = BLOCK;
+    deliver_saved(t, uc);
 }
 
 /// Is this SIGSYS the slow exit's trap? Then completes the return.
@@ -452,6 +475,45 @@ pub fn defer(t: &mut Thread, sig: usize, uc: &mut UContext) -> bool {
     t.deferred |= bit;
     t.fast_slow = 1;
     true
+}
+
+/// A deferred real-time signal: kept here and delivered by strata at the
+/// end of the call (`deliver_saved`), ahead of later instances the kernel
+/// still holds, which a re-sent one would queue behind. False if every
+/// slot is taken (it is then re-sent).
+pub fn save_rt(t: &mut Thread, sig: usize, info: &SigInfo) -> bool {
+    if sig < 32 {
+        return false;
+    }
+    match t.saved_rt.iter_mut().find(|s| s.signo == 0) {
+        Some(slot) => {
+            *slot = *info;
+            slot.signo = sig as i32;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Delivers the real-time signals `save_rt` kept into `uc`, a program
+/// state (the highest number first, so the lowest one's handler runs
+/// first, as the kernel orders them).
+pub fn deliver_saved(t: &mut Thread, uc: &mut UContext) {
+    while let Some(i) = (0..t.saved_rt.len())
+        .filter(|&i| t.saved_rt[i].signo != 0)
+        .max_by_key(|&i| t.saved_rt[i].signo)
+    {
+        let info = t.saved_rt[i];
+        t.saved_rt[i].signo = 0;
+        let sig = info.signo as usize;
+        let act = crate::sys::KSigaction {
+            handler: ACT_HANDLER[sig].load(Ordering::Relaxed),
+            flags: ACT_FLAGS[sig].load(Ordering::Relaxed),
+            restorer: ACT_RESTORER[sig].load(Ordering::Relaxed),
+            mask: ACT_MASK[sig].load(Ordering::Relaxed),
+        };
+        crate::signals::deliver(t, uc, &info, &act);
+    }
 }
 
 /// Sends `sig` with `info` to this thread again (it stays pending while
@@ -504,6 +566,40 @@ pub fn requeue(sig: usize, info: &SigInfo) {
     }
     // SAFETY: our scratch mapping.
     unsafe { sys::sc(Sysno::munmap, &[buf, bytes]) };
+}
+
+/// A fault in `strata_safe_copy`: make it return 1. True if it was one.
+pub fn recover_copy(sig: usize, uc: &mut UContext) -> bool {
+    if matches!(sig, 7 | 11) && uc.gregs[reg::RIP] == addr(strata_safe_copy_insn) {
+        uc.gregs[reg::RIP] = addr(strata_safe_copy_fault);
+        return true;
+    }
+    false
+}
+
+/// Whether the program's memory may be copied directly here: in a fast
+/// call, with SIGSEGV and SIGBUS deliverable (a fault while they are blocked
+/// would kill the process). The mask is asked once per call.
+pub fn direct_copy_ok() -> bool {
+    let Some(t) = thread::try_current() else {
+        return false;
+    };
+    if t.in_fast != 1 {
+        return false;
+    }
+    if t.fault_ok == 0 {
+        let mut mask = 0u64;
+        // SAFETY: reads the mask into a local.
+        let r = unsafe {
+            sys::sc(
+                Sysno::rt_sigprocmask,
+                &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8],
+            )
+        };
+        let faults = (1 << (7 - 1)) | (1 << (11 - 1));
+        t.fault_ok = if r == 0 && mask & faults == 0 { 1 } else { 2 };
+    }
+    t.fault_ok == 1
 }
 
 const R12: usize = 4;
@@ -568,6 +664,10 @@ unsafe extern "C" fn strata_on_signal(sig: usize, info: *mut SigInfo, uc: *mut U
     // SAFETY: the kernel passes valid pointers into the signal frame.
     let (info, uc) = unsafe { (&*info, &mut *uc) };
     let pc = uc.gregs[reg::RIP];
+    if info.code > 0 && recover_copy(sig, uc) {
+        // SAFETY: `uc` now resumes at the copy's failure return.
+        unsafe { crate::asm::strata_sigreturn_to(uc) }
+    }
     if t.in_fast == 0 {
         fixup(t, uc);
         return 0;
@@ -588,7 +688,9 @@ unsafe extern "C" fn strata_on_signal(sig: usize, info: *mut SigInfo, uc: *mut U
             return 0;
         }
         defer(t, sig, uc);
-        requeue(sig, info);
+        if !save_rt(t, sig, info) {
+            requeue(sig, info);
+        }
         // SAFETY: returns to the interrupted strata code with the signal
         // blocked.
         unsafe { crate::asm::strata_sigreturn_to(uc) }

@@ -133,6 +133,9 @@ pub fn install_fault_guards() {
 unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UContext) {
     // SAFETY: the kernel passes valid pointers into the signal frame.
     let (info, uc) = unsafe { (&*info, &mut *uc) };
+    if info.code > 0 && fast::recover_copy(sig as usize, uc) {
+        return;
+    }
     let in_layer = crate::stack::in_layer();
     if thread::current().in_fast == 0 {
         fast::fixup(thread::current(), uc);
@@ -287,6 +290,8 @@ fn program_action(sig: usize) -> (u64, u64) {
 fn wrap(sig: usize, a: &mut KSigaction) {
     a.mask &= !sys::SIGSYS_BIT;
     if a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN {
+        fast::ACT_MASK[sig].store(a.mask, Ordering::Release);
+        fast::ACT_RESTORER[sig].store(a.restorer, Ordering::Release);
         fast::ACT_FLAGS[sig].store(a.flags, Ordering::Release);
         fast::ACT_HANDLER[sig].store(a.handler, Ordering::Release);
         a.handler = fast::strata_sig_entry as *const () as u64;
@@ -657,7 +662,7 @@ pub fn deliver_pending(t: &mut Thread, uc: &mut UContext) {
 /// Makes the program run `act`'s handler for `info` when strata's handler
 /// returns: builds the frame the kernel would on the program's stack (or its
 /// alternate stack), with strata's restorer as the return address.
-fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigaction) {
+pub fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigaction) {
     // The layers' signal upcall may suppress the delivery.
     if crate::stack::signal(info) {
         return;

@@ -339,6 +339,11 @@ fn copy_from_user_once(dst: &mut [u8], src: usize) -> Result<(), isize> {
     if dst.is_empty() {
         return Ok(());
     }
+    if crate::fast::direct_copy_ok() {
+        // SAFETY: writes only `dst`; a fault on `src` is recovered into 1.
+        let r = unsafe { crate::fast::strata_safe_copy(dst.as_mut_ptr(), src as *const u8, dst.len()) };
+        return if r == 0 { Ok(()) } else { Err(EFAULT) };
+    }
     let local = [dst.as_mut_ptr() as usize, dst.len()];
     let remote = [src, dst.len()];
     // SAFETY: process_vm_readv on our own pid writes only into `dst`, whose
@@ -368,6 +373,11 @@ pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), isize> {
 fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     if src.is_empty() {
         return Ok(());
+    }
+    if crate::fast::direct_copy_ok() && !crate::image::overlaps_image(dst, src.len()) {
+        // SAFETY: reads only `src`; a fault on `dst` is recovered into 1.
+        let r = unsafe { crate::fast::strata_safe_copy(dst as *mut u8, src.as_ptr(), src.len()) };
+        return if r == 0 { Ok(()) } else { Err(EFAULT) };
     }
     let local = [src.as_ptr() as usize, src.len()];
     let remote = [dst, src.len()];

@@ -101,6 +101,9 @@ pub struct Thread {
     /// A signal interrupted the program's call and the kernel chose to
     /// restart it: resume at the site's `syscall` with `restart_nr`.
     pub fast_restart: u8,
+    /// In this fast call: 0 not known yet, 1 faults are deliverable (the
+    /// program's memory may be copied directly), 2 they are blocked.
+    pub fault_ok: u8,
     /// Nonzero: leave through the slow exit (deferred signals, bail, restart).
     pub fast_slow: u64,
     /// Signals deferred while in fast mode (blocked until the call ends).
@@ -119,6 +122,9 @@ pub struct Thread {
     pub native_calls: u64,
     pub fast_calls: u64,
     pub trap_calls: u64,
+    /// Real-time signals deferred and kept for strata to deliver (signo 0:
+    /// free).
+    pub saved_rt: [sys::SigInfo; 4],
     /// Stand-in signal frame for calls on the fast path (only its `rax`
     /// and mask are used: calls that need a real frame take the trap path).
     pub fast_uc: sys::UContext,
@@ -278,6 +284,9 @@ unsafe fn reset(t: *mut Thread) {
         (*t).fast_restart = 0;
         (*t).fast_slow = 0;
         (*t).deferred = 0;
+        for s in (*t).saved_rt.iter_mut() {
+            s.signo = 0;
+        }
         (*t).native_calls = 0;
         (*t).fast_calls = 0;
         (*t).trap_calls = 0;
