@@ -106,15 +106,54 @@ impl Memory for ProgramMemory {
 }
 
 /// The `trace` extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Trace {
     cfg: Config,
+    /// Lines kept for reuse: a new one zeroes its 8 KiB, which was a large
+    /// part of a traced call's cost. Taken with `try_lock` only (never
+    /// waits): a thread that finds them all taken builds its own.
+    lines: [spin::Mutex<Line>; SPARE_LINES],
+}
+
+const SPARE_LINES: usize = 4;
+
+impl Clone for Trace {
+    fn clone(&self) -> Trace {
+        Trace::with_config(self.cfg)
+    }
+}
+
+impl PartialEq for Trace {
+    fn eq(&self, o: &Trace) -> bool {
+        self.cfg == o.cfg
+    }
+}
+
+impl Eq for Trace {}
+
+impl core::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Trace").field("cfg", &self.cfg).finish()
+    }
 }
 
 impl Trace {
     /// The extension with an already parsed configuration.
     pub const fn with_config(cfg: Config) -> Trace {
-        Trace { cfg }
+        Trace {
+            cfg,
+            lines: [const { spin::Mutex::new(Line::new()) }; SPARE_LINES],
+        }
+    }
+
+    /// Runs `f` with an empty line.
+    fn with_line<R>(&self, f: impl FnOnce(&mut Line) -> R) -> R {
+        for l in &self.lines {
+            if let Some(mut line) = l.try_lock() {
+                line.clear();
+                return f(&mut line);
+            }
+        }
+        f(&mut Line::new())
     }
 
     pub fn config(&self) -> &Config {
@@ -150,13 +189,14 @@ impl Trace {
     #[inline(never)]
     fn split(&self, c: &mut Call, below: &Below) -> i64 {
         let (nr, args) = (c.nr, c.args);
-        let mut head = Line::new();
-        format_entry_half(&mut head, &self.cfg, nr, &args, &ProgramMemory);
-        let ret = below.call(c);
-        if self.cfg.shows_result(ret) {
-            self.emit_resumed(&record(c, nr, args, ret, EntryState::NONE), &head);
-        }
-        ret
+        self.with_line(|head| {
+            format_entry_half(head, &self.cfg, nr, &args, &ProgramMemory);
+            let ret = below.call(c);
+            if self.cfg.shows_result(ret) {
+                self.emit_resumed(&record(c, nr, args, ret, EntryState::NONE), head);
+            }
+            ret
+        })
     }
 
     /// exit, exit_group: printed before they go down (they do not return).
@@ -180,16 +220,18 @@ impl Trace {
 
     #[inline(never)]
     fn emit_line(&self, rec: &Record) {
-        let mut line = Line::new();
-        format_line(&mut line, &self.cfg, rec, &ProgramMemory);
-        strata_ext::emit(channel::TRACE, line.as_bytes());
+        self.with_line(|line| {
+            format_line(line, &self.cfg, rec, &ProgramMemory);
+            strata_ext::emit(channel::TRACE, line.as_bytes());
+        })
     }
 
     #[inline(never)]
     fn emit_resumed(&self, rec: &Record, head: &Line) {
-        let mut line = Line::new();
-        format_resumed_line(&mut line, &self.cfg, rec, head, &ProgramMemory);
-        strata_ext::emit(channel::TRACE, line.as_bytes());
+        self.with_line(|line| {
+            format_resumed_line(line, &self.cfg, rec, head, &ProgramMemory);
+            strata_ext::emit(channel::TRACE, line.as_bytes());
+        })
     }
 }
 

@@ -115,7 +115,8 @@ impl Line {
         self.truncated
     }
 
-    fn clear(&mut self) {
+    /// Empties the line for reuse (its buffer keeps the old bytes).
+    pub fn clear(&mut self) {
         self.len = 0;
         self.limit = LINE_CAP;
         self.full = false;

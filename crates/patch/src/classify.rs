@@ -16,6 +16,10 @@ const MAX_PER_PASS: usize = 64;
 const MAX_RUN: usize = 8;
 /// The longest replaced instruction or run.
 const MAX_LEN: usize = 15;
+/// The shortest P4 run: `eb rel8`.
+const SHORT_JUMP_LEN: usize = 2;
+/// How far before `eb rel8`'s end its target may lie.
+const REL8_REACH: u64 = 128;
 
 /// Lazy classification at a trap: the `syscall` at `sys_addr` just trapped with `%eax == eax`.
 ///
@@ -121,22 +125,61 @@ pub fn classify_trap(before: &[u8; 15], after: &[u8; 2], sys_addr: u64, eax: u32
 /// `__restore_rt` starts one byte early, inside padding, so that an unwinder looking up
 /// `pc - 1` finds it. That is why the restorer is recognised by its bytes, too.
 pub fn scan_function(code: &[u8], base: u64, f: &mut dyn FnMut(Site)) {
-    scan_function_with_declines(code, base, &mut |_, site| {
+    scan_function_padded(code, base, None, f);
+}
+
+/// [`scan_function`], reporting every `syscall` it reaches: `f(sys_addr, Ok(site))` or
+/// `f(sys_addr, Err(reason))`, in address order. For statistics.
+pub fn scan_function_with_declines(code: &[u8], base: u64, f: &mut dyn FnMut(u64, Result<Site, Decline>)) {
+    scan_function_padded_with_declines(code, base, None, f);
+}
+
+/// [`scan_function`], and P4 sites too when `prev` gives the previous function: its bytes and
+/// start address, its bytes ending exactly at `base` (e.g. from the previous `.eh_frame_hdr`
+/// start to this one). The same sites in the same order, but for the `syscall`s that follow a
+/// run of 2..=4 bytes from `base`: [`Decline::TooShort`] without `prev`, a P4 site or a
+/// decline with it.
+///
+/// The previous function must end in padding that no code reaches, where the 5-byte pad jump
+/// goes. It is decoded linearly from its start; every instruction must decode, up to its
+/// end at `base`. P is the end of its last instruction that is not padding (`int3`, `nop`,
+/// `xchg %ax,%ax`, the `0f 1f /0` multi-byte nops, with any prefixes); that instruction must
+/// be an unconditional transfer (`ret`, `jmp`, direct or indirect `call`, `ud2`, `hlt`). The
+/// pad jump goes at P (where anything falling through from that instruction would land, too),
+/// so the padding must hold at least 5 bytes and `base + 2 - P <= 128` (reach of `eb rel8`
+/// at `base`): else [`Decline::Padding`]. A direct branch of either function into `[P, base)`,
+/// or of the previous function into the inside of the run, declines the site
+/// ([`Decline::BranchTarget`]). Each instruction of the run must be relocatable as for P2
+/// (branches decline).
+///
+/// Branches from anywhere else (other functions, jump tables) are not seen: the padding is
+/// taken to be unreachable because the previous function's code cannot fall into it and no
+/// branch of the two functions lands there.
+pub fn scan_function_padded(code: &[u8], base: u64, prev: Option<(&[u8], u64)>, f: &mut dyn FnMut(Site)) {
+    scan_function_padded_with_declines(code, base, prev, &mut |_, site| {
         if let Ok(site) = site {
             f(site)
         }
     });
 }
 
-/// [`scan_function`], reporting every `syscall` it reaches: `f(sys_addr, Ok(site))` or
-/// `f(sys_addr, Err(reason))`, in address order. For statistics.
-pub fn scan_function_with_declines(code: &[u8], base: u64, f: &mut dyn FnMut(u64, Result<Site, Decline>)) {
+/// [`scan_function_padded`], reporting every `syscall` it reaches as
+/// [`scan_function_with_declines`] does.
+pub fn scan_function_padded_with_declines(
+    code: &[u8],
+    base: u64,
+    prev: Option<(&[u8], u64)>,
+    f: &mut dyn FnMut(u64, Result<Site, Decline>),
+) {
+    // Only worth decoding the previous function if this one may hold a P4 site.
+    let head = prev.filter(|_| starts_short_run(code, base));
+    let pad = head.map(|(prev, prev_base)| find_pad(prev, prev_base, base));
     // Two passes without allocation: collect up to MAX_PER_PASS sites, then decode the whole
     // function again for branch targets. A function with more sites repeats this per batch.
     let mut resume = 0;
     loop {
         let mut found = [(0u64, Err(Decline::InvalidSite)); MAX_PER_PASS];
-        let (n, next) = collect(code, base, resume, &mut found);
+        let (n, next) = collect(code, base, pad, resume, &mut found);
         let batch = found.get_mut(..n).unwrap_or_default();
         if batch.iter().any(|(_, r)| r.is_ok()) {
             drop_branch_targets(code, base, batch);
@@ -165,6 +208,108 @@ pub fn classify_in_function(code: &[u8], base: u64, sys_addr: u64) -> Result<Sit
     verdict
 }
 
+/// Whether `code` (at `base`) starts with 2..=4 bytes of instructions followed by a `syscall`:
+/// the only functions that may hold a P4 site.
+fn starts_short_run(code: &[u8], base: u64) -> bool {
+    let head = code.get(..MAX_LEN).unwrap_or(code);
+    let mut decoder = Decoder::with_ip(64, head, base, DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    while decoder.can_decode() && decoder.position() < JUMP_LEN {
+        let at = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() {
+            return false;
+        }
+        if instr.code() == Code::Syscall {
+            return at >= SHORT_JUMP_LEN;
+        }
+    }
+    false
+}
+
+/// Where a P4 pad jump may go before a function: found in the previous function's padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pad {
+    /// P: the end of the previous function's last instruction that is not padding.
+    addr: u64,
+    /// The lowest target of a direct branch of the previous function strictly inside
+    /// `(start, start + 5)`, where a P4 run lies (`u64::MAX` if none).
+    head_target: u64,
+}
+
+/// Whether `instr` is padding between functions: `int3`, or a `nop` of any form (`90`,
+/// `66 90`, `0f 1f /0` with any prefixes).
+fn is_padding(instr: &Instruction) -> bool {
+    matches!(
+        instr.code(),
+        Code::Int3 | Code::Nopw | Code::Nopd | Code::Nopq | Code::Nop_rm16 | Code::Nop_rm32 | Code::Nop_rm64
+    )
+}
+
+/// Whether execution never continues after `instr` (but for a `call`'s return, which a
+/// function only ends with when its callee does not return).
+fn ends_flow(instr: &Instruction) -> bool {
+    matches!(
+        instr.flow_control(),
+        FlowControl::Return | FlowControl::UnconditionalBranch | FlowControl::IndirectBranch
+    ) || matches!(
+        instr.code(),
+        Code::Call_rel32_64 | Code::Call_rm64 | Code::Ud2 | Code::Hlt
+    )
+}
+
+/// Whether `instr` is a branch with an immediate target (`jmp`, `jcc`, `call`, `loop`,
+/// `xbegin`…).
+fn is_direct_branch(instr: &Instruction) -> bool {
+    matches!(
+        instr.op0_kind(),
+        OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64
+    )
+}
+
+/// The padding at the end of the previous function (`prev` at `prev_base`, ending at `start`)
+/// that can hold a P4 pad jump for the function at `start`: see [`scan_function_padded`].
+fn find_pad(prev: &[u8], prev_base: u64, start: u64) -> Result<Pad, Decline> {
+    if prev_base.checked_add(prev.len() as u64) != Some(start) {
+        return Err(Decline::Padding);
+    }
+    let mut decoder = Decoder::with_ip(64, prev, prev_base, DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    // The last instruction that is not padding, and where it ends.
+    let mut last_ends_flow = false;
+    let mut p = None;
+    // The highest direct branch target below `start`, the lowest within the run.
+    let mut below = None;
+    let mut head_target = u64::MAX;
+    while decoder.can_decode() {
+        decoder.decode_out(&mut instr);
+        // Invalid, or truncated by `start`: the decode is not aligned with the code.
+        if instr.is_invalid() {
+            return Err(Decline::Padding);
+        }
+        if is_direct_branch(&instr) {
+            let target = instr.near_branch_target();
+            if target < start {
+                below = below.max(Some(target));
+            } else if target > start && target < start.saturating_add(JUMP_LEN as u64) {
+                head_target = head_target.min(target);
+            }
+        }
+        if !is_padding(&instr) {
+            p = Some(instr.next_ip());
+            last_ends_flow = ends_flow(&instr);
+        }
+    }
+    let p = p.ok_or(Decline::Padding)?;
+    if !last_ends_flow || p.saturating_add(JUMP_LEN as u64) > start || start - p > REL8_REACH - 2 {
+        return Err(Decline::Padding);
+    }
+    if below.is_some_and(|t| t >= p) {
+        return Err(Decline::BranchTarget);
+    }
+    Ok(Pad { addr: p, head_target })
+}
+
 /// Whether the bytes before a `syscall` (ending at it) are a signal restorer's.
 fn is_restorer(before: &[u8]) -> bool {
     RESTORERS.iter().any(|r| before.ends_with(r))
@@ -177,6 +322,7 @@ fn is_restorer(before: &[u8]) -> bool {
 fn collect(
     code: &[u8],
     base: u64,
+    pad: Option<Result<Pad, Decline>>,
     resume: usize,
     found: &mut [(u64, Result<Site, Decline>); MAX_PER_PASS],
 ) -> (usize, Option<usize>) {
@@ -197,7 +343,7 @@ fn collect(
             let result = if is_restorer(code.get(..at).unwrap_or_default()) {
                 Err(Decline::Restorer)
             } else {
-                classify_before(before, code)
+                classify_before(before, code, pad)
             };
             if let Some(slot) = found.get_mut(n) {
                 *slot = (instr.ip(), result);
@@ -218,8 +364,12 @@ fn collect(
 
 /// Classifies the `syscall` that follows `before`: the instructions before it in its function
 /// (oldest first, at most [`MAX_RUN`], fewer near the function's start), at their offsets in
-/// `code`.
-fn classify_before(before: &[(Instruction, usize)], code: &[u8]) -> Result<Site, Decline> {
+/// `code`. `pad`: the previous function's padding, if it was looked at (for P4).
+fn classify_before(
+    before: &[(Instruction, usize)],
+    code: &[u8],
+    pad: Option<Result<Pad, Decline>>,
+) -> Result<Site, Decline> {
     let Some((last, at)) = before.last() else {
         return Err(Decline::FunctionStart);
     };
@@ -230,7 +380,51 @@ fn classify_before(before: &[(Instruction, usize)], code: &[u8]) -> Result<Site,
         let bytes = code.get(*at..*at + last.len()).ok_or(Decline::Undecodable)?;
         return classify_known(last, bytes);
     }
-    classify_run(before, code)
+    // From the function's start, too short for P3 (fewer than 5 bytes, so all of it is here).
+    let from_start = before.first().is_some_and(|(_, at)| *at == 0);
+    let len: usize = before.iter().map(|(instr, _)| instr.len()).sum();
+    match pad {
+        Some(pad) if from_start && len < JUMP_LEN => classify_start(before, code, pad),
+        _ => classify_run(before, code),
+    }
+}
+
+/// P4: the run `before` of fewer than 5 bytes from the function's start up to the `syscall`,
+/// with the previous function's padding `pad`.
+fn classify_start(before: &[(Instruction, usize)], code: &[u8], pad: Result<Pad, Decline>) -> Result<Site, Decline> {
+    let mut lens = 0u64;
+    let mut len = 0;
+    let mut last_bytes: &[u8] = &[];
+    for (i, (instr, at)) in before.iter().enumerate() {
+        let bytes = code.get(*at..*at + instr.len()).ok_or(Decline::Undecodable)?;
+        if instr.code() == Code::Syscall {
+            return Err(Decline::BackToBack);
+        }
+        relocatable(instr)?;
+        lens |= ((bytes.len() << 4 | bytes.len()) as u64) << (8 * i);
+        len += bytes.len();
+        last_bytes = bytes;
+    }
+    let Some((first, _)) = before.first() else {
+        return Err(Decline::FunctionStart);
+    };
+    if !(SHORT_JUMP_LEN..JUMP_LEN).contains(&len) {
+        return Err(Decline::TooShort);
+    }
+    let nr = static_nr(last_bytes);
+    if nr == Some(NR_RT_SIGRETURN) {
+        return Err(Decline::Restorer);
+    }
+    let pad = pad?;
+    let start = first.ip();
+    if pad.head_target < start.wrapping_add(len as u64) {
+        return Err(Decline::BranchTarget);
+    }
+    let bytes = code.get(..len).ok_or(Decline::Undecodable)?;
+    Ok(Site {
+        pad: pad.addr,
+        ..make_site(Pattern::P4, start, bytes, nr, lens)
+    })
 }
 
 /// Classifies an instruction of at least 5 bytes whose boundary is known (decoded linearly
@@ -342,7 +536,8 @@ pub(crate) fn relocatable(instr: &Instruction) -> Result<(), Decline> {
 }
 
 /// Replaces each accepted site in `batch` that a direct branch of the function lands inside
-/// (strictly between its start and its `syscall`) by [`Decline::BranchTarget`].
+/// (strictly between its start and its `syscall`; for P4 also in the padding from the pad
+/// jump to the function's start) by [`Decline::BranchTarget`].
 fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, Decline>)]) {
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
@@ -351,16 +546,14 @@ fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, D
         if instr.is_invalid() {
             break;
         }
-        if !matches!(
-            instr.op0_kind(),
-            OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64
-        ) {
+        if !is_direct_branch(&instr) {
             continue;
         }
         let target = instr.near_branch_target();
         for (_, result) in batch.iter_mut() {
             if let Ok(site) = result {
-                if target > site.start && target < site.sys_addr() {
+                let into_pad = site.pattern == Pattern::P4 && target >= site.pad && target < site.start;
+                if (target > site.start && target < site.sys_addr()) || into_pad {
                     *result = Err(Decline::BranchTarget);
                 }
             }
@@ -386,6 +579,7 @@ fn make_site(pattern: Pattern, start: u64, bytes: &[u8], nr: Option<u32>, lens: 
         nr,
         insn,
         lens,
+        pad: 0,
     }
 }
 

@@ -24,6 +24,12 @@ const INT3: u8 = 0xcc;
 const LEA_RCX: [u8; 3] = [0x48, 0x8d, 0x0d];
 /// `jmp *rel32(%rip)`.
 const JMP_RIP: [u8; 2] = [0xff, 0x25];
+/// `jmp rel8`, P4's jump at the site.
+const JMP_REL8: u8 = 0xeb;
+/// `jmp rel32`.
+const JMP_REL32: u8 = 0xe9;
+/// Length of `jmp rel8`.
+const SHORT_JUMP_LEN: usize = 2;
 
 /// The rel32 that a branch or RIP-relative operand ending at `next_ip` needs to reach
 /// `target`, if it fits.
@@ -31,25 +37,69 @@ fn rel32(next_ip: u64, target: u64) -> Option<i32> {
     i32::try_from(target.wrapping_sub(next_ip) as i64).ok()
 }
 
-/// The site's length, checked.
+/// The site's length, checked: 5..=15, for P4 2..=4.
 fn site_len(site: &Site) -> Result<usize, Decline> {
-    match usize::from(site.len) {
-        len @ JUMP_LEN..=15 => Ok(len),
+    match (site.pattern, usize::from(site.len)) {
+        (Pattern::P4, len @ SHORT_JUMP_LEN..JUMP_LEN) => Ok(len),
+        (Pattern::P1 | Pattern::P1W | Pattern::P2 | Pattern::P3, len @ JUMP_LEN..=15) => Ok(len),
         _ => Err(Decline::InvalidSite),
     }
+}
+
+/// `e9 rel32` at `at`, jumping to `tramp`.
+fn jmp_rel32(at: u64, tramp: u64) -> Result<[u8; 5], Decline> {
+    let rel = rel32(at.wrapping_add(JUMP_LEN as u64), tramp).ok_or(Decline::OutOfRange)?;
+    let [r0, r1, r2, r3] = rel.to_le_bytes();
+    Ok([JMP_REL32, r0, r1, r2, r3])
+}
+
+/// A P4 site's `rel8` from `start + 2` back to `pad`, checked: the pad jump's 5 bytes must lie
+/// before `start` ([`Decline::InvalidSite`]) and within reach ([`Decline::OutOfRange`]).
+fn pad_rel8(site: &Site) -> Result<u8, Decline> {
+    let before_start = site
+        .pad
+        .checked_add(JUMP_LEN as u64)
+        .is_some_and(|end| end <= site.start);
+    if site.pattern != Pattern::P4 || !before_start {
+        return Err(Decline::InvalidSite);
+    }
+    let rel = i8::try_from(site.pad as i128 - (site.start as i128 + SHORT_JUMP_LEN as i128));
+    rel.map(|rel| rel as u8).map_err(|_| Decline::OutOfRange)
 }
 
 /// Writes the bytes that replace `site` into `out` and returns their number (`site.len`):
 /// `e9 rel32` to `tramp` (relative to `site.start + 5`), then `int3` for the dead tail.
 ///
-/// Errors: [`Decline::OutOfRange`] if `tramp` is not within ±2 GiB, [`Decline::InvalidSite`].
+/// For P4: `eb rel8` to [`Site::pad`] (relative to `site.start + 2`), then `int3`; the pad
+/// jump to `tramp` comes from [`pad_jump_bytes`] and must be written first.
+///
+/// Errors: [`Decline::OutOfRange`] if `tramp` is not within ±2 GiB (of the pad for P4) or a
+/// P4 pad is out of `rel8` reach, [`Decline::InvalidSite`].
 pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, Decline> {
     let len = site_len(site)?;
-    let rel = rel32(site.start.wrapping_add(JUMP_LEN as u64), tramp).ok_or(Decline::OutOfRange)?;
-    let [r0, r1, r2, r3] = rel.to_le_bytes();
+    if site.pattern == Pattern::P4 {
+        let rel = pad_rel8(site)?;
+        jmp_rel32(site.pad, tramp)?;
+        *out = [INT3; 15];
+        out[..SHORT_JUMP_LEN].copy_from_slice(&[JMP_REL8, rel]);
+        return Ok(len);
+    }
+    let jmp = jmp_rel32(site.start, tramp)?;
     *out = [INT3; 15];
-    out[..JUMP_LEN].copy_from_slice(&[0xe9, r0, r1, r2, r3]);
+    out[..JUMP_LEN].copy_from_slice(&jmp);
     Ok(len)
+}
+
+/// For a P4 site: the 5 bytes to write at [`Site::pad`], `e9 rel32` to `tramp` (relative to
+/// `site.pad + 5`). Write them before [`jump_bytes`]'s, which jump here.
+///
+/// Errors: [`Decline::OutOfRange`] if `tramp` is not within ±2 GiB of the pad, or the pad not
+/// within `rel8` reach of the site, [`Decline::InvalidSite`] for any other pattern or a
+/// malformed site.
+pub fn pad_jump_bytes(site: &Site, tramp: u64) -> Result<[u8; 5], Decline> {
+    site_len(site)?;
+    pad_rel8(site)?;
+    jmp_rel32(site.pad, tramp)
 }
 
 /// Writes the trampoline for `site`, to be placed at address `tramp`, into `out` and returns
@@ -58,7 +108,7 @@ pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, 
 /// 1. the replaced instruction(s), in order ([`Site::lens`] gives each one's place): a
 ///    RIP-relative displacement is rewritten so that it reaches the same absolute address from
 ///    `tramp` (iced's constant offsets locate the disp32); a P3 `jcc`/`jmp` is re-encoded in
-///    its rel32 form (`0f 8x`, `e9`) with the same absolute target;
+///    its rel32 form (`0f 8x`, `e9`) with the same absolute target (P4 has no branches);
 /// 2. `lea S_ret(%rip),%rcx`, S_ret being the address after the `syscall`, as the kernel
 ///    leaves `%rcx`;
 /// 3. `jmp *slot(%rip)`: `slot` is the address of an 8-byte constant holding the entry stub's
@@ -67,7 +117,7 @@ pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, 
 /// Errors: [`Decline::RipRelativeOutOfRange`] if an operand's target is too far from `tramp`,
 /// [`Decline::OutOfRange`] for a branch target, S_ret or `slot`, and the classification's
 /// declines if the site's bytes are not relocatable instructions of `site.len` bytes in all
-/// (one instruction unless P3), or [`Decline::InvalidSite`] if they disagree with `lens`.
+/// (one instruction unless P3 or P4), or [`Decline::InvalidSite`] if they disagree with `lens`.
 pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Result<usize, Decline> {
     let len = site_len(site)?;
     let bytes = site.bytes();
@@ -84,7 +134,7 @@ pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Res
             return Err(Decline::Undecodable);
         }
         let orig = bytes.get(at..decoder.position()).ok_or(Decline::Undecodable)?;
-        if count >= MAX_INSNS || (count >= 1 && site.pattern != Pattern::P3) {
+        if count >= MAX_INSNS || (count >= 1 && !matches!(site.pattern, Pattern::P3 | Pattern::P4)) {
             return Err(Decline::InvalidSite);
         }
         let branch = plain_branch(orig).filter(|_| site.pattern == Pattern::P3);

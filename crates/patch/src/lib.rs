@@ -15,14 +15,25 @@
 //!           ff 25 rel32       ; jmp *slot(%rip)
 //! ```
 //!
-//! Four patterns ([`Pattern`]) are accepted: `mov $nr,%eax` (P1), `mov $nr,%rax` (P1W), any
-//! other single relocatable instruction of 5 to 15 bytes (P2), and a run of up to 8 shorter
+//! Five patterns ([`Pattern`]) are accepted: `mov $nr,%eax` (P1), `mov $nr,%rax` (P1W), any
+//! other single relocatable instruction of 5 to 15 bytes (P2), a run of up to 8 shorter
 //! instructions, branches included, of 5 to 15 bytes in all (P3, eager scan only: the
-//! trampoline runs them all). Sites are found either eagerly, by decoding whole functions
-//! ([`scan_function`], with function starts from [`EhFrameHdr`] and candidates from
+//! trampoline runs them all), and a run of 2 to 4 bytes at the very start of a function (P4,
+//! eager scan with the previous function known): too short for `jmp rel32`, it becomes a
+//! 2-byte `jmp rel8` to a `jmp rel32` written into the padding before the function:
+//!
+//! ```text
+//! pad:      e9 rel32          ; was: padding after the previous function's last instruction
+//! …
+//! start S:  eb rel8 (cc…)     ; was: e.g. `31 c0` (xor %eax,%eax); rel8 reaches pad
+//! S+L:      0f 05             ; untouched
+//! ```
+//!
+//! Sites are found either eagerly, by decoding whole functions ([`scan_function`],
+//! [`scan_function_padded`], with function starts from [`EhFrameHdr`] and candidates from
 //! [`find_syscall_bytes`]), or lazily at a trap from the 15 bytes before the trapping
-//! `syscall` ([`classify_trap`]; never P3). Everything else is a [`Decline`] with a reason,
-//! and stays on the trap path.
+//! `syscall` ([`classify_trap`]; never P3 or P4). Everything else is a [`Decline`] with a
+//! reason, and stays on the trap path.
 //!
 //! A signal can interrupt a trampoline; [`site_offset`] maps an offset in it back to the
 //! corresponding place in the original code ([`Site::lens`]).
@@ -48,10 +59,13 @@ mod eh_frame_hdr;
 mod emit;
 
 pub use classify::{
-    classify_in_function, classify_trap, find_syscall_bytes, scan_function, scan_function_with_declines,
+    classify_in_function, classify_trap, find_syscall_bytes, scan_function, scan_function_padded,
+    scan_function_padded_with_declines, scan_function_with_declines,
 };
 pub use eh_frame_hdr::EhFrameHdr;
-pub use emit::{jump_bytes, live_p1_ok, next_live_p1_addr, site_offset, trampoline, JUMP_LEN, TRAMPOLINE_MAX};
+pub use emit::{
+    jump_bytes, live_p1_ok, next_live_p1_addr, pad_jump_bytes, site_offset, trampoline, JUMP_LEN, TRAMPOLINE_MAX,
+};
 
 /// The bytes of `syscall`.
 pub const SYSCALL: [u8; 2] = [0x0f, 0x05];
@@ -88,9 +102,17 @@ pub enum Pattern {
     /// only by [`scan_function`], where instruction boundaries are known; the number is static
     /// (0) only when the last instruction is `xor %eax,%eax` (or one of P1's/P1W's `mov`s).
     P3,
+    /// A run of 1..=4 instructions of 2..=4 bytes in all, from the function's first byte up to
+    /// the `syscall`: glibc's `__read_nocancel` (`xor %eax,%eax; syscall`). Each is relocatable
+    /// as for P2 (no branches). The run becomes `eb rel8` (and `int3`s) to a `jmp rel32` at
+    /// [`Site::pad`], in the padding between the previous function's last instruction and this
+    /// function, which jumps to a trampoline built as for P3 ([`pad_jump_bytes`]). Found only
+    /// by [`scan_function_padded`], given the previous function; the number is static as for
+    /// P3.
+    P4,
 }
 
-/// A `syscall` site that can be rewritten: the replaced instruction (for P3, the run of
+/// A `syscall` site that can be rewritten: the replaced instruction (for P3 and P4, the run of
 /// instructions) at `start` and the `syscall` right after it, at `start + len`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Site {
@@ -98,9 +120,10 @@ pub struct Site {
     pub pattern: Pattern,
     /// S: the address of the replaced instruction.
     pub start: u64,
-    /// L: its length (P3: of the whole run), 5..=15. The `syscall` is at `start + len`.
+    /// L: its length (P3, P4: of the whole run), 5..=15 (P4: 2..=4). The `syscall` is at
+    /// `start + len`.
     pub len: u8,
-    /// The static call number: for P1 and P1W, and for P3 ending in `xor %eax,%eax`.
+    /// The static call number: for P1 and P1W, and for P3 and P4 ending in `xor %eax,%eax`.
     pub nr: Option<u32>,
     /// The original bytes of the replaced instruction(s): the first `len` are valid, the rest 0.
     pub insn: [u8; 15],
@@ -108,6 +131,9 @@ pub struct Site {
     /// original length, high nibble its length in the trampoline (they differ only for a P3
     /// branch: `jcc rel8` 2 → 6, `jmp rel8` 2 → 5). Unused bytes are 0. See [`site_offset`].
     pub lens: u64,
+    /// P4 only (else 0): the address of the 5 padding bytes before the function that receive
+    /// `jmp rel32` to the trampoline; `start + 2 - pad` is at most 128, and `pad + 5 <= start`.
+    pub pad: u64,
 }
 
 impl Site {
@@ -122,10 +148,13 @@ impl Site {
         self.sys_addr().wrapping_add(2)
     }
 
-    /// The original bytes of the replaced instruction(s) (empty if `len` is not 5..=15).
+    /// The original bytes of the replaced instruction(s) (empty if `len` is not 5..=15, for
+    /// P4 not 2..=4).
     pub fn bytes(&self) -> &[u8] {
-        match self.len {
-            5..=15 => self.insn.get(..usize::from(self.len)).unwrap_or(&[]),
+        match (self.pattern, self.len) {
+            (Pattern::P4, 2..=4) | (Pattern::P1 | Pattern::P1W | Pattern::P2 | Pattern::P3, 5..=15) => {
+                self.insn.get(..usize::from(self.len)).unwrap_or(&[])
+            }
             _ => &[],
         }
     }
@@ -137,7 +166,8 @@ impl Site {
 #[repr(u8)]
 pub enum Decline {
     /// The instruction before the `syscall` is shorter than the 5 bytes of `jmp rel32`, and
-    /// no run of instructions ending at it makes 5..=15 bytes (P3) within the function.
+    /// no run of instructions ending at it makes 5..=15 bytes (P3) within the function (nor,
+    /// where the previous function is known, 2..=4 bytes from the function's start, P4).
     TooShort,
     /// A prefix, REX or `0f` byte right before the `mov`: it may not start an instruction.
     Prefix,
@@ -167,17 +197,24 @@ pub enum Decline {
     /// The `syscall` is the first instruction of its function: nothing before it to replace.
     FunctionStart,
     /// A direct branch in the function targets the inside of the replaced instruction (or
-    /// run), or a branch of a P3 run targets the run itself.
+    /// run), or a branch of a P3 run targets the run itself; for P4, a direct branch of this
+    /// or the previous function targets the padding that would hold the pad jump, or one of
+    /// the previous function's targets the inside of the run.
     BranchTarget,
     /// The trampoline, the return address or the entry constant is not within ±2 GiB.
     OutOfRange,
     /// The [`Site`] handed in is malformed (length outside 5..=15, wrong pattern).
     InvalidSite,
+    /// P4: the previous function does not end in usable padding: it does not decode up to this
+    /// function's start, its last instruction before the padding is not an unconditional
+    /// transfer (`ret`, `jmp`, `call`, `ud2`, `hlt`), or the padding is shorter than 5 bytes or
+    /// starts more than 126 bytes before the function (out of `jmp rel8`'s reach).
+    Padding,
 }
 
 impl Decline {
     /// Every reason, in declaration order: `Decline::ALL[d as usize] == d`.
-    pub const ALL: [Decline; 16] = [
+    pub const ALL: [Decline; 17] = [
         Decline::TooShort,
         Decline::Prefix,
         Decline::NotSyscall,
@@ -194,6 +231,7 @@ impl Decline {
         Decline::BranchTarget,
         Decline::OutOfRange,
         Decline::InvalidSite,
+        Decline::Padding,
     ];
 
     /// A short human-readable reason, for statistics and traces.
@@ -215,6 +253,7 @@ impl Decline {
             Decline::BranchTarget => "branch into the replaced instruction",
             Decline::OutOfRange => "trampoline out of rel32 range",
             Decline::InvalidSite => "malformed site",
+            Decline::Padding => "no usable padding before the function",
         }
     }
 }

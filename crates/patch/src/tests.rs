@@ -714,6 +714,7 @@ fn live_p1_every_number() {
             nr: Some(nr),
             insn,
             lens: 0x55,
+            pad: 0,
         };
         for from in [
             base - 0x7000_0000,
@@ -794,5 +795,377 @@ fn arbitrary_bytes_never_panic() {
         });
         find_syscall_bytes(&code, &mut |_| {});
         let _ = EhFrameHdr::parse(&code, addr).map(|h| h.containing(addr));
+        // P4: the first bytes as the previous function, the rest (often starting as
+        // __read_nocancel does, after a `ret` and padding) as the next one.
+        let split = 8 + usize::from(rng.next() % 128);
+        if round % 2 == 0 {
+            code[split - 6..split].copy_from_slice(&[0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc]);
+            code[split..split + 4].copy_from_slice(&[0x31, 0xc0, 0x0f, 0x05]);
+        }
+        let (prev, next) = code.split_at(split);
+        // Near the top of the address space as well.
+        let at = if round % 3 == 0 { u64::MAX - 300 } else { addr };
+        scan_function_padded(next, at.wrapping_add(split as u64), Some((prev, at)), &mut |site| {
+            let mut out = [0; 64];
+            let _ = trampoline(&site, at.wrapping_sub(0x1000), at, &mut out);
+            let mut jmp = [0; 15];
+            let _ = jump_bytes(&site, u64::MAX, &mut jmp);
+            let _ = pad_jump_bytes(&site, 0);
+        });
     }
+}
+
+/// Where the previous function starts in the P4 tests.
+const PREV: u64 = 0x7f00_0040_0000;
+
+/// `mov %rdi,%rax; ret`, then `int3` up to 16 bytes: P (the padding's start) is at +4.
+const PREV_RET: [u8; 16] = [
+    0x48, 0x89, 0xf8, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+];
+
+/// `__read_nocancel`: `xor %eax,%eax; syscall; ret`.
+const NOCANCEL: [u8; 5] = [0x31, 0xc0, 0x0f, 0x05, 0xc3];
+
+/// All `syscall`s of `next`, placed right after `prev` (which starts at [`PREV`]), scanned with
+/// `prev` as the previous function; addresses relative to `next`'s start.
+fn p4(prev: &[u8], next: &[u8]) -> Vec<(u64, Result<Site, Decline>)> {
+    let base = PREV + prev.len() as u64;
+    let mut v = Vec::new();
+    scan_function_padded_with_declines(next, base, Some((prev, PREV)), &mut |a, r| v.push((a - base, r)));
+    // The same sites from scan_function_padded, and from the plain scan but for P4.
+    let mut accepted = Vec::new();
+    scan_function_padded(next, base, Some((prev, PREV)), &mut |s| accepted.push(s));
+    let ok: Vec<Site> = v.iter().filter_map(|(_, r)| r.ok()).collect();
+    assert_eq!(accepted, ok);
+    let plain = scan_all(next, base);
+    assert_eq!(plain.len(), v.len());
+    for ((a, r), (pa, pr)) in v.iter().zip(&plain) {
+        assert_eq!(*a, pa - base);
+        match r {
+            Ok(s) if s.pattern == Pattern::P4 => assert_eq!(*pr, Err(Decline::TooShort)),
+            Err(Decline::Padding) => assert_eq!(*pr, Err(Decline::TooShort)),
+            _ if *pr == Err(Decline::TooShort) => {}
+            _ => assert_eq!(r, pr),
+        }
+    }
+    v
+}
+
+/// The P4 verdict for the first `syscall` of `next` after `prev`: (pattern, len, nr, lens, pad
+/// relative to `next`'s start) or the decline.
+fn p4_first(prev: &[u8], next: &[u8]) -> Result<(Pattern, u8, Option<u32>, u64, i64), Decline> {
+    let base = PREV + prev.len() as u64;
+    p4(prev, next)[0]
+        .1
+        .map(|s| (s.pattern, s.len, s.nr, s.lens, s.pad as i64 - base as i64))
+}
+
+#[test]
+fn p4_read_nocancel() {
+    use Pattern::P4;
+    let base = PREV + 16;
+    let got = p4(&PREV_RET, &NOCANCEL);
+    assert_eq!(got.len(), 1);
+    let site = got[0].1.unwrap();
+    assert_eq!(
+        (
+            got[0].0,
+            site.pattern,
+            site.start,
+            site.len,
+            site.nr,
+            site.lens,
+            site.pad
+        ),
+        (2, P4, base, 2, Some(0), 0x22, PREV + 4)
+    );
+    assert_eq!(site.bytes(), [0x31, 0xc0]);
+    assert_eq!((site.sys_addr(), site.ret_addr()), (base + 2, base + 4));
+    // Without the previous function: as before.
+    assert_eq!(scan_all(&NOCANCEL, base), [(base + 2, Err(Decline::TooShort))]);
+    let mut none = 0;
+    scan_function_padded(&NOCANCEL, base, None, &mut |_| none += 1);
+    scan_function(&NOCANCEL, base, &mut |_| none += 1);
+    assert_eq!(none, 0);
+    // Lazily, never P4.
+    let mut b = [0xcc; 15];
+    b[13..].copy_from_slice(&[0x31, 0xc0]);
+    assert_eq!(classify_trap(&b, &SYSCALL, base + 2, 0), Err(Decline::Undecodable));
+
+    // The padding as glibc has it before __read_nocancel: `call __stack_chk_fail; nopl
+    // 0x0(%rax,%rax,1)`; and `ret; cs nopw 0x0(%rax,%rax,1); xchg %ax,%ax` before the next.
+    let call_nopl = [0xe8, 0, 1, 0, 0, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
+    assert_eq!(p4_first(&call_nopl, &NOCANCEL), Ok((P4, 2, Some(0), 0x22, -8)));
+    let ret_nopw = [0xc3, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x66, 0x90];
+    assert_eq!(p4_first(&ret_nopw, &NOCANCEL), Ok((P4, 2, Some(0), 0x22, -12)));
+    // Every other kind of padding and of unconditional transfer.
+    let paddings: [&[u8]; 6] = [
+        &[0x90; 5],
+        &[0x66, 0x90, 0x90, 0x66, 0x90],
+        &[0x0f, 0x1f, 0x44, 0, 0],
+        &[0x66, 0x0f, 0x1f, 0x44, 0, 0],
+        &[0x48, 0x90, 0x0f, 0x1f, 0x00],
+        &[0xcc, 0x90, 0xcc, 0x0f, 0x1f, 0x40, 0],
+    ];
+    let ends: [&[u8]; 9] = [
+        &[0xc3],
+        &[0xc2, 0x08, 0],
+        &[0xf3, 0xc3],
+        &[0xeb, 0x80],
+        &[0xe9, 0, 0, 1, 0],
+        &[0xff, 0xe0],
+        &[0xff, 0xd0],
+        &[0x0f, 0x0b],
+        &[0xf4],
+    ];
+    for end in ends {
+        for pad in paddings {
+            let prev = [&[0x48, 0x89, 0xf8][..], end, pad].concat();
+            let expect = -(pad.len() as i64);
+            assert_eq!(p4_first(&prev, &NOCANCEL).map(|s| s.4), Ok(expect), "{end:x?} {pad:x?}");
+        }
+    }
+    // The previous function is all padding but its first instruction.
+    assert_eq!(
+        p4_first(&[0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc], &NOCANCEL).map(|s| s.4),
+        Ok(-5)
+    );
+}
+
+#[test]
+fn p4_runs() {
+    use Pattern::P4;
+    // endbr64: 4 bytes, no number.
+    assert_eq!(
+        p4_first(&PREV_RET, &[0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x05]),
+        Ok((P4, 4, None, 0x44, -12))
+    );
+    // mov %edi,%eax; nop: two instructions. 33 c0 after a nop: number 0.
+    assert_eq!(
+        p4_first(&PREV_RET, &[0x89, 0xf8, 0x90, 0x0f, 0x05]),
+        Ok((P4, 3, None, 0x11_22, -12))
+    );
+    assert_eq!(
+        p4_first(&PREV_RET, &[0x90, 0x33, 0xc0, 0x0f, 0x05]),
+        Ok((P4, 3, Some(0), 0x22_11, -12))
+    );
+    // The second syscall of the function is classified as before (P3 reaches back over the
+    // first one: back to back), and a 5-byte run is still P3, without a pad.
+    let got = p4(&PREV_RET, &[0x31, 0xc0, 0x0f, 0x05, 0x90, 0x31, 0xc0, 0x0f, 0x05]);
+    assert_eq!(got[0].1.map(|s| s.pattern), Ok(P4));
+    assert_eq!(got[1], (7, Err(Decline::BackToBack)));
+    let got = p4(&PREV_RET, &[0x48, 0x89, 0xf8, 0x31, 0xc0, 0x0f, 0x05]);
+    assert_eq!(got[0].1.map(|s| (s.pattern, s.pad)), Ok((Pattern::P3, 0)));
+    // A branch from this function to the function's start, to the syscall, past it: fine.
+    for target in [0i8, 2, 4] {
+        let next = [0x31, 0xc0, 0x0f, 0x05, 0x74, (target - 6) as u8, 0xc3];
+        assert_eq!(p4_first(&PREV_RET, &next).map(|s| s.0), Ok(P4), "{target}");
+    }
+    // And from the previous function to this one's start (a tail call) or its syscall.
+    for target in [16i8, 18] {
+        let prev = [
+            0x74,
+            (target - 2) as u8,
+            0x90,
+            0xc3,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+        ];
+        assert_eq!(p4_first(&prev, &NOCANCEL).map(|s| s.4), Ok(-12), "{target}");
+    }
+}
+
+#[test]
+fn p4_declines() {
+    // The previous function does not end in an unconditional transfer: a mov, a jcc, a
+    // syscall, an int $0x80 (int3 is padding: a function of only int3s has no last one).
+    for end in [&[0x48, 0x89, 0xf8][..], &[0x75, 0x10], &[0x0f, 0x05], &[0xcd, 0x80]] {
+        let prev = [&[0xc3][..], end, &[0xcc; 8]].concat();
+        assert_eq!(p4_first(&prev, &NOCANCEL), Err(Decline::Padding), "{end:x?}");
+    }
+    assert_eq!(p4_first(&[0xcc; 8], &NOCANCEL), Err(Decline::Padding));
+    assert_eq!(p4_first(&[0x90; 8], &NOCANCEL), Err(Decline::Padding));
+    // `pause` (f3 90), `0f 1f /1` and `xchg %eax,%r8d` (41 90) are no padding.
+    for not_pad in [&[0xf3, 0x90][..], &[0x0f, 0x1f, 0x48, 0x00], &[0x41, 0x90]] {
+        let prev = [&[0xc3][..], not_pad, &[0xcc; 6]].concat();
+        assert_eq!(p4_first(&prev, &NOCANCEL), Err(Decline::Padding), "{not_pad:x?}");
+    }
+    // Padding too short: 4 bytes, then 5 is enough.
+    assert_eq!(p4_first(&PREV_RET[..8], &NOCANCEL), Err(Decline::Padding));
+    assert_eq!(p4_first(&PREV_RET[..9], &NOCANCEL).map(|s| s.4), Ok(-5));
+    // Out of rel8 reach: `eb` at start jumps to start + 2 + rel8, rel8 >= -128. P at start - 126
+    // is the farthest.
+    for (padding, ok) in [(126usize, true), (127, false), (200, false)] {
+        let prev = [&[0xc3][..], &std::vec![0xcc; padding]].concat();
+        let expect = if ok {
+            Ok(-(padding as i64))
+        } else {
+            Err(Decline::Padding)
+        };
+        assert_eq!(p4_first(&prev, &NOCANCEL).map(|s| s.4), expect, "{padding}");
+    }
+    // The previous function's decode does not end at the start: an invalid instruction (06),
+    // a truncated one (b8 01), or the bytes and address disagree.
+    assert_eq!(
+        p4_first(&[0x06, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc], &NOCANCEL),
+        Err(Decline::Padding)
+    );
+    assert_eq!(
+        p4_first(&[0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xb8, 0x01], &NOCANCEL),
+        Err(Decline::Padding)
+    );
+    let mut v = Vec::new();
+    scan_function_padded_with_declines(&NOCANCEL, PREV + 17, Some((&PREV_RET, PREV)), &mut |_, r| v.push(r));
+    assert_eq!(v, [Err(Decline::Padding)]);
+
+    // A branch of the previous function into the padding: to P, to the last byte before the
+    // start; and into the run (start + 1).
+    for target in [4i8, 15, 17] {
+        let prev = [
+            0x74,
+            (target - 2) as u8,
+            0x90,
+            0xc3,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+            0xcc,
+        ];
+        assert_eq!(p4_first(&prev, &NOCANCEL), Err(Decline::BranchTarget), "{target}");
+    }
+    // A branch of this function into the padding or into the run.
+    for target in [-12i8, -1, 1] {
+        let next = [0x31, 0xc0, 0x0f, 0x05, 0xc3, 0xeb, (target - 7) as u8];
+        assert_eq!(p4_first(&PREV_RET, &next), Err(Decline::BranchTarget), "{target}");
+    }
+    // ... but not below the padding.
+    let next = [0x31, 0xc0, 0x0f, 0x05, 0xc3, 0xeb, (-13i8 - 7) as u8];
+    assert_eq!(p4_first(&PREV_RET, &next).map(|s| s.0), Ok(Pattern::P4));
+    // A run that is not relocatable: a branch (jmp to the syscall), a %gs access, a 1-byte run.
+    assert_eq!(p4_first(&PREV_RET, &[0xeb, 0x00, 0x0f, 0x05]), Err(Decline::Branch));
+    assert_eq!(
+        p4_first(&PREV_RET, &[0x65, 0x8b, 0x07, 0x0f, 0x05]),
+        Err(Decline::SegmentGs)
+    );
+    assert_eq!(p4_first(&PREV_RET, &[0x90, 0x0f, 0x05]), Err(Decline::TooShort));
+    assert_eq!(p4_first(&PREV_RET, &[0x0f, 0x05]), Err(Decline::FunctionStart));
+    // The run is checked before the padding.
+    assert_eq!(p4_first(&[0x90; 8], &[0xeb, 0x00, 0x0f, 0x05]), Err(Decline::Branch));
+}
+
+#[test]
+fn p4_round_trip() {
+    let base = PREV + 16;
+    let site = p4(&PREV_RET, &NOCANCEL)[0].1.unwrap();
+    let (tramp, slot) = (base + 0x3000_0040, base + 0x3000_0000);
+    // Memory as the runtime leaves it: pad jump first, then the site.
+    let mut mem = [&PREV_RET[..], &NOCANCEL].concat();
+    let pad = pad_jump_bytes(&site, tramp).unwrap();
+    let at = (site.pad - PREV) as usize;
+    mem[at..at + 5].copy_from_slice(&pad);
+    let mut jmp = [0; 15];
+    assert_eq!(jump_bytes(&site, tramp, &mut jmp), Ok(2));
+    assert_eq!(jmp[..2], [0xeb, 0xf2]);
+    mem[16..18].copy_from_slice(&jmp[..2]);
+    assert_eq!(mem[18..20], SYSCALL);
+    // eb → pad, pad → trampoline.
+    let short = decode_all(&mem[16..18], base)[0];
+    assert_eq!(
+        (short.code(), short.near_branch_target()),
+        (Code::Jmp_rel8_64, site.pad)
+    );
+    let far = decode_all(&mem[at..at + 5], site.pad)[0];
+    assert_eq!((far.code(), far.near_branch_target()), (Code::Jmp_rel32_64, tramp));
+    // The rest of the padding is untouched padding.
+    assert!(mem[at + 5..16].iter().all(|&b| b == 0xcc));
+    // The trampoline: xor, lea S_ret, jmp *slot.
+    let mut out = [0; 64];
+    let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+    assert_eq!(n, 2 + 13);
+    let insns = decode_all(&out[..n], tramp);
+    std::println!("P4: {}", insns.iter().map(gas).collect::<Vec<_>>().join("; "));
+    assert_eq!(insns[0].code(), Code::Xor_rm32_r32);
+    assert_eq!(&out[..2], [0x31, 0xc0]);
+    check_tail(&insns[1..], &site, slot);
+    assert_eq!(site_offset(site.lens, 0), Some(0));
+    assert_eq!(site_offset(site.lens, 2), Some(2));
+    assert_eq!(site_offset(site.lens, 9), Some(2));
+    assert_eq!(site_offset(site.lens, 1), None);
+
+    // A 3-instruction run with a RIP-relative operand is impossible (7 bytes); a 4-byte,
+    // two-instruction run is relocated as is, and its int3 fill is 2 bytes.
+    let next = [0x89, 0xf8, 0x89, 0xc7, 0x0f, 0x05];
+    let site = p4(&PREV_RET, &next)[0].1.unwrap();
+    let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+    assert_eq!(&out[..4], &next[..4]);
+    check_tail(&decode_all(&out[..n], tramp)[2..], &site, slot);
+    assert_eq!(jump_bytes(&site, tramp, &mut jmp), Ok(4));
+    assert_eq!(jmp[..4], [0xeb, 0xf2, 0xcc, 0xcc]);
+}
+
+#[test]
+fn p4_emit_errors() {
+    let base = PREV + 16;
+    let site = p4(&PREV_RET, &NOCANCEL)[0].1.unwrap();
+    let mut jmp = [0; 15];
+    // The trampoline within ±2 GiB of the pad (not of the site).
+    let up = site.pad + 5 + 0x7fff_ffff;
+    assert!(pad_jump_bytes(&site, up).is_ok() && jump_bytes(&site, up, &mut jmp).is_ok());
+    assert_eq!(pad_jump_bytes(&site, up + 1), Err(Decline::OutOfRange));
+    assert_eq!(jump_bytes(&site, up + 1, &mut jmp), Err(Decline::OutOfRange));
+    // The pad: as far as rel8 reaches, no farther; not overlapping the site.
+    for (pad, expect) in [
+        (base + 2 - 128, Ok(0x80)),
+        (base + 1 - 128, Err(Decline::OutOfRange)),
+        (base - 5, Ok(0xf9)),
+        (base - 4, Err(Decline::InvalidSite)),
+        (u64::MAX - 2, Err(Decline::InvalidSite)),
+    ] {
+        let s = Site { pad, ..site };
+        assert_eq!(jump_bytes(&s, pad, &mut jmp).map(|_| jmp[1]), expect, "{pad:#x}");
+        assert_eq!(pad_jump_bytes(&s, pad).map(|_| ()), expect.map(|_| ()), "{pad:#x}");
+    }
+    // Malformed: a P4 of 1 or 5 bytes, a pad jump for another pattern.
+    for len in [1, 5] {
+        let s = Site { len, ..site };
+        assert_eq!(jump_bytes(&s, base, &mut jmp), Err(Decline::InvalidSite));
+        assert_eq!(pad_jump_bytes(&s, base), Err(Decline::InvalidSite));
+        assert!(s.bytes().is_empty());
+    }
+    let p1 = trap(&[0xb8, 0x27, 0, 0, 0], 0x27).unwrap();
+    assert_eq!(p1.pad, 0);
+    assert_eq!(
+        pad_jump_bytes(
+            &Site {
+                pad: p1.start - 100,
+                ..p1
+            },
+            SYS
+        ),
+        Err(Decline::InvalidSite)
+    );
+    // A P4 with a branch handed in directly: not relocated.
+    let mut insn = [0; 15];
+    insn[..2].copy_from_slice(&[0xeb, 0x00]);
+    let s = Site { insn, ..site };
+    let mut out = [0; 64];
+    assert_eq!(trampoline(&s, base, base, &mut out), Err(Decline::Branch));
 }

@@ -13,12 +13,15 @@ thread_local! {
     static ALLOCS: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
+// SAFETY: every request goes to the system allocator unchanged; only counted.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let _ = ALLOCS.try_with(|c| c.set((c.get().0 + 1, c.get().1 + layout.size())));
+        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from System.alloc with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
 }
@@ -48,6 +51,9 @@ fn nothing_allocates_after_warm_up() {
     let read = [
         0x80, 0x3d, 0xd4, 0x6e, 0x0f, 0, 0, 0x74, 0x15, 0x31, 0xc0, 0x0f, 0x05, 0xc3,
     ];
+    // P4: `call; nopl` before __read_nocancel (`xor %eax,%eax; syscall; ret`).
+    let prev = [0xe8, 0, 1, 0, 0, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0];
+    let nocancel = [0x31, 0xc0, 0x0f, 0x05, 0xc3];
     take();
     warm_up();
     let (n, bytes) = take();
@@ -76,6 +82,24 @@ fn nothing_allocates_after_warm_up() {
         let offsets = n.map(|n| (0..n as u64).filter_map(|o| site_offset(site.lens, o)).count());
         p3 = Some((site.pattern, site.nr, offsets));
     });
+    let mut p4 = None;
+    scan_function_padded(
+        &nocancel,
+        0x40_0000 + prev.len() as u64,
+        Some((&prev, 0x40_0000)),
+        &mut |site| {
+            let mut out = [0; 64];
+            let mut jmp = [0; 15];
+            let n = trampoline(&site, 0x50_0000, 0x50_0000, &mut out);
+            let short = jump_bytes(&site, 0x50_0000, &mut jmp);
+            let pad = pad_jump_bytes(&site, 0x50_0000);
+            p4 = Some((site.pattern, site.pad, n.is_ok() && short.is_ok() && pad.is_ok()));
+        },
+    );
+    let mut p4_declines = 0;
+    scan_function_padded_with_declines(&nocancel, 0x40_0000, Some((&prev, 0x3f_0000)), &mut |_, r| {
+        p4_declines += (r == Err(Decline::Padding)) as usize
+    });
     assert_eq!(take(), (0, 0), "allocated after warm_up");
     // (Printing only now: the test harness's output capture allocates.)
     println!("warm_up: {n} allocations, {bytes} bytes (iced's decoder tables)");
@@ -85,4 +109,6 @@ fn nothing_allocates_after_warm_up() {
     assert_eq!(h, Some(Some((0x1010, None))));
     assert!(live.unwrap().is_some());
     assert_eq!(p3, Some((Pattern::P3, Some(0), Ok(5))));
+    assert_eq!(p4, Some((Pattern::P4, 0x40_0005, true)));
+    assert_eq!(p4_declines, 1);
 }

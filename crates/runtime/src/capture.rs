@@ -29,6 +29,7 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
         if t.vsigsys_pending != 0 {
             signals::deliver_pending(t, uc);
         }
+        crate::fast::note_mask(t, uc.sigmask);
         return;
     }
     let sys_addr = uc.gregs[reg::RIP] - 2;
@@ -64,6 +65,8 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
     if t.vsigsys_pending != 0 {
         signals::deliver_pending(t, uc);
     }
+    // The mask the program resumes with.
+    crate::fast::note_mask(thread::current(), uc.sigmask);
 }
 
 /// Turns capture on for the main thread, just before the program's first
@@ -78,9 +81,9 @@ pub fn enable_for_main_thread() {
     t.tid = sys::gettid();
     t.pid = sys::getpid_now();
     signals::install_sigsys_handler();
-    if crate::stack::active() {
-        signals::install_fault_guards();
-    }
+    // Also without layers: the fast path copies program memory directly
+    // and recovers from a fault through the guard.
+    signals::install_fault_guards();
     // An inherited blocked SIGSYS becomes virtual.
     let mut mask = 0u64;
     // SAFETY: reading the mask into a local.

@@ -137,7 +137,12 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
             r
         }
         n if n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
-        n if n == S(Sysno::mprotect) => guard_mem(uc, nr, a, true, -sys::EACCES),
+        n if n == S(Sysno::mprotect) => {
+            if a[2] as usize & sys::PROT_WRITE != 0 && !protected(a[0] as usize, a[1] as usize) {
+                crate::rewrite::before_write(a[0] as usize, a[1] as usize);
+            }
+            guard_mem(uc, nr, a, true, -sys::EACCES)
+        }
         n if n == S(Sysno::mremap) => {
             let fixed = a[3] & 2 != 0; // MREMAP_FIXED
             if protected(a[0] as usize, a[1] as usize) || (fixed && protected(a[4] as usize, a[2] as usize)) {

@@ -223,7 +223,8 @@ global_asm!(
     "    jb 3f",
     "    cmp STRATA_POOL_HI(%rip), %rax",
     "    jb 1f",
-    "3:  mov %r12, %rdi",
+    "3:  movb $0, %gs:{fault_ok}",
+    "    mov %r12, %rdi",
     "    mov %r13, %rsi",
     "    mov %r14, %rdx",
     "    lea {act}(%rip), %r11",
@@ -283,6 +284,7 @@ global_asm!(
     ".globl strata_windows_end",
     "strata_windows_end:",
     in_fast = const thread::OFF_IN_FAST,
+    fault_ok = const thread::OFF_FAULT_OK,
     native_ret = const thread::OFF_NATIVE_RET,
     native_calls = const thread::OFF_NATIVE_CALLS,
     prog_rsp = const thread::OFF_PROG_RSP,
@@ -347,9 +349,8 @@ pub fn init() -> bool {
 /// Calls that need the trap path's real signal frame, or that install a
 /// temporary mask: never served on the fast path.
 pub fn needs_frame(nr: usize) -> bool {
-    const SLOW: [Sysno; 19] = [
+    const SLOW: [Sysno; 18] = [
         Sysno::rt_sigreturn,
-        Sysno::rt_sigprocmask,
         Sysno::rt_sigsuspend,
         Sysno::rt_sigtimedwait,
         Sysno::sigaltstack,
@@ -386,15 +387,67 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         return 0;
     }
     t.fast_calls += 1;
-    t.fault_ok = 0;
     // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
     let a = unsafe { core::ptr::read(args as *const [u64; 6]) };
+    if crate::stack::first(nr) == crate::stack::NO_LAYER && !crate::dispatch::bottom_owns(nr) {
+        // Nobody wants it (a site whose number is only known now): issue it
+        // here, near the top of the stack (returns after a syscall are
+        // costly on some machines).
+        return passthrough(t, nr, a) as u64;
+    }
     let uc = &mut t.fast_uc as *mut UContext;
     // SAFETY: `fast_uc` lives in the thread state; only this activation uses
     // it (fast calls never nest: signals are deferred meanwhile).
     let uc = unsafe { &mut *uc };
+    let masking = nr == Sysno::rt_sigprocmask as usize;
+    if masking {
+        // The program's mask is the real one here, but for the signals
+        // strata deferred (blocked until the call ends).
+        let mut cur = 0u64;
+        // SAFETY: reads the mask into a local.
+        unsafe {
+            sys::sc(
+                Sysno::rt_sigprocmask,
+                &[sys::SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8],
+            )
+        };
+        uc.sigmask = cur & !t.deferred;
+    }
     crate::dispatch::syscall(thread::current(), uc, nr, a);
+    if masking {
+        let t = thread::current();
+        set_mask(t, uc.sigmask);
+        if t.vsigsys_pending != 0 && t.vsigsys_blocked == 0 {
+            // A SIGSYS strata holds is unblocked: the slow exit delivers it.
+            t.fast_slow = 1;
+        }
+    }
     uc.gregs[reg::RAX]
+}
+
+/// The thread's mask will be `mask`: whether faults are deliverable.
+pub fn note_mask(t: &mut Thread, mask: u64) {
+    let faults = (1u64 << (7 - 1)) | (1 << (11 - 1));
+    t.fault_ok = if mask & faults == 0 { 1 } else { 2 };
+}
+
+/// Makes `mask` the program's signal mask during a fast call (sigprocmask
+/// edits the stand-in frame's mask; here it becomes real at once, as the
+/// kernel's would). Signals strata deferred stay blocked until the call
+/// ends, unless the program now blocks them itself: then they stay pending,
+/// blocked, as natively.
+fn set_mask(t: &mut Thread, mask: u64) {
+    t.deferred &= !mask;
+    for i in 0..t.saved_rt.len() {
+        let sig = t.saved_rt[i].signo as usize;
+        if sig != 0 && mask & (1 << (sig - 1)) != 0 {
+            let info = t.saved_rt[i];
+            t.saved_rt[i].signo = 0;
+            requeue(sig, &info);
+        }
+    }
+    sys::set_sigmask(mask | t.deferred);
+    note_mask(t, mask | t.deferred);
 }
 
 /// Re-issues the program's call in fast mode: no mask juggling (the mask is
@@ -436,6 +489,7 @@ pub fn roll_forward(t: &mut Thread, uc: &mut UContext) {
     t.in_fast = 0;
     t.selector = BLOCK;
     deliver_saved(t, uc);
+    t.fault_ok = 0;
 }
 
 /// Is this SIGSYS the slow exit's trap? Then completes the return.
@@ -474,6 +528,7 @@ pub fn defer(t: &mut Thread, sig: usize, uc: &mut UContext) -> bool {
     uc.sigmask |= bit;
     t.deferred |= bit;
     t.fast_slow = 1;
+    t.fault_ok = 0;
     true
 }
 
@@ -579,15 +634,18 @@ pub fn recover_copy(sig: usize, uc: &mut UContext) -> bool {
 
 /// Whether the program's memory may be copied directly here: in a fast
 /// call, with SIGSEGV and SIGBUS deliverable (a fault while they are blocked
-/// would kill the process). The mask is asked once per call.
+/// would kill the process). `Thread::fault_ok` caches the answer; every
+/// place where the mask changes sets or clears it (`note_mask`, and the
+/// forwarding of a handler, which the kernel runs with its own mask).
 pub fn direct_copy_ok() -> bool {
     let Some(t) = thread::try_current() else {
         return false;
     };
-    if t.in_fast != 1 {
+    if t.in_fast != 1 || !crate::signals::faults_recoverable() {
         return false;
     }
     if t.fault_ok == 0 {
+        // Not known since the mask last changed: ask once.
         let mut mask = 0u64;
         // SAFETY: reads the mask into a local.
         let r = unsafe {

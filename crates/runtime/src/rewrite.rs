@@ -116,6 +116,10 @@ const DECLINED_SITE: u8 = 1;
 const PATCHED_SITE: u8 = 2;
 /// Patched while other threads ran (its `syscall` may see mixed numbers).
 const LIVE_SITE: u8 = 3;
+/// Restored to its original bytes because the program made its page
+/// writable; may be rewritten again at its next trap (and may still see
+/// mixed numbers from threads that ran it meanwhile).
+const RETIRED_SITE: u8 = 4;
 
 const TABLE: usize = 1 << 14;
 /// Open addressing by the `syscall`'s address: (addr, nr << 8 | state).
@@ -171,7 +175,7 @@ pub fn substitute(sys_addr: u64, nr: usize) -> usize {
         return nr;
     }
     match lookup(sys_addr) {
-        Some(v) if v & 0xff == LIVE_SITE as u64 => (v >> 8) as usize,
+        Some(v) if matches!((v & 0xff) as u8, LIVE_SITE | RETIRED_SITE) => (v >> 8) as usize,
         _ => nr,
     }
 }
@@ -193,6 +197,47 @@ pub fn forget(addr: usize, len: usize) {
         }
     }
     let _ = removed;
+    unlock();
+}
+
+/// The program is about to make [addr, addr+len) writable (a JIT changing
+/// its code): put the original bytes of the `mov $NR,%eax` sites there back,
+/// so that it reads and changes its own code. The opcode goes first (a
+/// thread running the site meanwhile traps with a torn number, which
+/// `substitute` maps back), then, after a membarrier, the immediate.
+pub fn before_write(addr: usize, len: usize) {
+    if NSITES.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
+    lock();
+    let mut mem = None;
+    for e in SITES.iter() {
+        let a = e[0].load(Ordering::Relaxed);
+        let v = e[1].load(Ordering::Relaxed);
+        if a < lo + 5 || a >= hi + 5 || !matches!((v & 0xff) as u8, PATCHED_SITE | LIVE_SITE) {
+            continue;
+        }
+        let start = a - 5;
+        let mut cur = [0u8; 5];
+        if sys::copy_from_user(&mut cur, start as usize).is_err() || cur[0] != 0xe9 {
+            continue; // not a rewritten `mov $NR,%eax` (or already replaced)
+        }
+        let nr = (v >> 8) as u32;
+        let orig = [0xb8, nr as u8, (nr >> 8) as u8, (nr >> 16) as u8, (nr >> 24) as u8];
+        if mem.is_none() {
+            mem = Mem::open();
+        }
+        let Some(m) = mem.as_ref() else {
+            break;
+        };
+        if membarrier_ready() && m.write(start, &orig[..1]) {
+            membarrier();
+            m.write(start + 1, &orig[1..]);
+            ANY_LIVE.store(1, Ordering::Relaxed);
+            e[1].store((v & !0xff) | RETIRED_SITE as u64, Ordering::Release);
+        }
+    }
     unlock();
 }
 
@@ -421,10 +466,9 @@ impl Writer {
     }
 
     fn tramp(&mut self, at: u64, b: &[u8]) -> bool {
-        if self.stage_len != 0 && (at != self.stage_at + self.stage_len as u64 || self.stage_len + b.len() > STAGE) {
-            if !self.flush() {
-                return false;
-            }
+        let contiguous = at == self.stage_at + self.stage_len as u64 && self.stage_len + b.len() <= STAGE;
+        if self.stage_len != 0 && !contiguous && !self.flush() {
+            return false;
         }
         if self.stage_len == 0 {
             self.stage_at = at;
@@ -507,8 +551,19 @@ fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
             return false;
         }
         ANY_LIVE.store(1, Ordering::Relaxed);
-    } else if !w.site(site.start, &jump[..jlen]) {
-        return false;
+    } else {
+        if site.pattern == Pattern::P4 {
+            // The padding's jump first: the short jump at the site leads to it.
+            let Ok(pad) = strata_patch::pad_jump_bytes(site, t) else {
+                return false;
+            };
+            if !w.site(site.pad, &pad) {
+                return false;
+            }
+        }
+        if !w.site(site.start, &jump[..jlen]) {
+            return false;
+        }
     }
     PATCHED.fetch_add(1, Ordering::Relaxed);
     true
@@ -552,7 +607,8 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
     if mode() & LAZY == 0 || eax >= 512 || crate::fast::needs_frame(eax as usize) {
         return;
     }
-    if lookup(sys_addr).is_some() {
+    let known = |a| lookup(a).is_some_and(|v| v & 0xff != RETIRED_SITE as u64);
+    if known(sys_addr) {
         return;
     }
     if crate::image::in_text(sys_addr as usize) || in_pool(sys_addr) {
@@ -560,7 +616,16 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
     }
     let mut code = [0u8; 17];
     if sys_addr < 15 || sys::copy_from_user(&mut code, sys_addr as usize - 15).is_err() {
-        return;
+        // The site may start its page (JIT code often does), with nothing
+        // readable before it: read from the page start. Nothing can be a
+        // prefix of an instruction that starts a page after unreadable
+        // memory, so the filler is a byte that is no prefix (int3).
+        let page = sys_addr as usize & !4095;
+        let skip = 15 - (sys_addr as usize - page).min(15);
+        code = [0xcc; 17];
+        if sys::copy_from_user(&mut code[skip..], sys_addr as usize - (15 - skip)).is_err() {
+            return;
+        }
     }
     let (mut before, mut after) = ([0u8; 15], [0u8; 2]);
     before.copy_from_slice(&code[..15]);
@@ -569,7 +634,7 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
         // Only `mov $NR` sites are rewritten lazily (below); nothing to
         // decode. Remembered, so the next trap here costs no more.
         lock();
-        if lookup(sys_addr).is_none() {
+        if !known(sys_addr) {
             DECLINED.fetch_add(1, Ordering::Relaxed);
             record(sys_addr, eax, DECLINED_SITE);
         }
@@ -577,7 +642,7 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
         return;
     }
     lock();
-    if lookup(sys_addr).is_none() {
+    if !known(sys_addr) {
         let state = match strata_patch::classify_trap(&before, &after, sys_addr, eax) {
             // Without the function's start, only a `mov $NR` whose number
             // the trap confirmed is certain to be one instruction (a longer
@@ -672,6 +737,9 @@ struct Rec {
     meta: u64,
     insn: [u8; 16],
     lens: u64,
+    /// P4: where the 5-byte jump goes (in the padding before the function),
+    /// as an offset in the file; else 0.
+    pad_off: u64,
 }
 
 const MAX_RECS: usize = 8192;
@@ -684,6 +752,7 @@ impl Rec {
             Pattern::P1W => 1,
             Pattern::P2 => 2,
             Pattern::P3 => 3,
+            Pattern::P4 => 4,
         };
         let mut insn = [0u8; 16];
         insn[..15].copy_from_slice(&site.insn);
@@ -695,6 +764,7 @@ impl Rec {
                 | (site.nr.unwrap_or(0) as u64) << 32,
             insn,
             lens: site.lens,
+            pad_off: if site.pad != 0 { site.pad - addr + off } else { 0 },
         }
     }
 
@@ -704,6 +774,7 @@ impl Rec {
             1 => Pattern::P1W,
             2 => Pattern::P2,
             3 => Pattern::P3,
+            4 => Pattern::P4,
             _ => return None,
         };
         let mut insn = [0u8; 15];
@@ -715,6 +786,10 @@ impl Rec {
             nr: (self.meta >> 16 & 1 != 0).then_some((self.meta >> 32) as u32),
             insn,
             lens: self.lens,
+            pad: match self.pad_off {
+                0 => 0,
+                p => (p.checked_sub(off)?).checked_add(addr)?,
+            },
         })
     }
 }
@@ -788,6 +863,7 @@ fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
                     meta: word(1),
                     insn,
                     lens: word(4),
+                    pad_off: word(5),
                 };
             }
             return Some(n);
@@ -818,6 +894,7 @@ fn cache_put(key: &[u64; 7], recs: &[Rec]) {
             u64::from_le_bytes(r.insn[..8].try_into().unwrap_or_default()),
             u64::from_le_bytes(r.insn[8..].try_into().unwrap_or_default()),
             r.lens,
+            r.pad_off,
         ];
         for (k, v) in vals.into_iter().enumerate() {
             c[base + k].store(v, Ordering::Relaxed);
@@ -900,7 +977,12 @@ fn decode_sites(text: &[u8], base: u64, off: u64, table: &strata_patch::EhFrameH
         last = start;
         let fend = next.unwrap_or(end).min(end);
         let code = &text[(start - base) as usize..(fend - base) as usize];
-        strata_patch::scan_function(code, start, &mut |site| {
+        // The function before it, whose padding may hold a P4 site's jump.
+        let prev = table
+            .containing(start.wrapping_sub(1))
+            .filter(|&(p, _)| p >= base && p < start)
+            .map(|(p, _)| (&text[(p - base) as usize..(start - base) as usize], p));
+        strata_patch::scan_function_padded(code, start, prev, &mut |site| {
             if let Some(r) = out.get_mut(n) {
                 *r = Rec::of(&site, base, off);
                 n += 1;
@@ -927,6 +1009,9 @@ fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: &[Rec]) {
             };
             let sys_addr = site.start + site.len as u64;
             if site.start < base || sys_addr + 2 > base + len as u64 || lookup(sys_addr).is_some() {
+                continue;
+            }
+            if site.pattern == Pattern::P4 && (site.pad < base || site.pad + 5 > site.start) {
                 continue;
             }
             // The code must hold what the record says (a file changed in

@@ -66,6 +66,19 @@ const FAULT_MASK: u64 = fault_bit(4) | fault_bit(7) | fault_bit(8) | fault_bit(1
 static GUARD_ON: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static GUARD_VIRT: [[AtomicU64; 3]; 4] = [const { [const { AtomicU64::new(0) }; 3] }; 4];
 
+/// Per guarded signal: nonzero while strata's entry is installed for the
+/// program's own handler.
+static ENTRY_ON: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+
+/// Whether a SIGSEGV or SIGBUS reaches strata's code (the guard or the
+/// entry), which can then recover from a fault in a direct copy.
+pub fn faults_recoverable() -> bool {
+    [7, 11].iter().all(|&sig| {
+        guard_index(sig)
+            .is_some_and(|i| GUARD_ON[i].load(Ordering::Acquire) != 0 || ENTRY_ON[i].load(Ordering::Acquire) != 0)
+    })
+}
+
 fn guard_index(sig: usize) -> Option<usize> {
     FAULT_SIGS.iter().position(|&s| s == sig)
 }
@@ -289,7 +302,12 @@ fn program_action(sig: usize) -> (u64, u64) {
 /// the mask.
 fn wrap(sig: usize, a: &mut KSigaction) {
     a.mask &= !sys::SIGSYS_BIT;
-    if a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN {
+    let entry = a.handler != sys::SIG_DFL && a.handler != sys::SIG_IGN;
+    if let Some(i) = guard_index(sig) {
+        // A fault here reaches strata's entry for good (not after a reset).
+        ENTRY_ON[i].store(u64::from(entry && a.flags & sys::SA_RESETHAND == 0), Ordering::Release);
+    }
+    if entry {
         fast::ACT_MASK[sig].store(a.mask, Ordering::Release);
         fast::ACT_RESTORER[sig].store(a.restorer, Ordering::Release);
         fast::ACT_FLAGS[sig].store(a.flags, Ordering::Release);

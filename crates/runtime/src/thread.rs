@@ -101,8 +101,8 @@ pub struct Thread {
     /// A signal interrupted the program's call and the kernel chose to
     /// restart it: resume at the site's `syscall` with `restart_nr`.
     pub fast_restart: u8,
-    /// In this fast call: 0 not known yet, 1 faults are deliverable (the
-    /// program's memory may be copied directly), 2 they are blocked.
+    /// Under the program's current mask: 0 not known, 1 faults are
+    /// deliverable (its memory may be copied directly), 2 they are blocked.
     pub fault_ok: u8,
     /// Nonzero: leave through the slow exit (deferred signals, bail, restart).
     pub fast_slow: u64,
@@ -138,6 +138,7 @@ pub const OFF_ALTSTACK_HI: usize = core::mem::offset_of!(Thread, altstack_hi);
 pub const OFF_HANDLER_SP: usize = core::mem::offset_of!(Thread, handler_sp);
 pub const OFF_SELECTOR: usize = core::mem::offset_of!(Thread, selector);
 pub const OFF_IN_FAST: usize = core::mem::offset_of!(Thread, in_fast);
+pub const OFF_FAULT_OK: usize = core::mem::offset_of!(Thread, fault_ok);
 pub const OFF_FAST_SLOW: usize = core::mem::offset_of!(Thread, fast_slow);
 pub const OFF_PROG_RSP: usize = core::mem::offset_of!(Thread, prog_rsp);
 pub const OFF_PROG_FLAGS: usize = core::mem::offset_of!(Thread, prog_flags);
@@ -241,9 +242,10 @@ pub fn for_each_live(f: &mut dyn FnMut(&mut Thread)) {
     let n = POOL_LEN.load(Ordering::Acquire);
     for slot in POOL.iter().take(n) {
         let p = slot.load(Ordering::Acquire);
-        // SAFETY: pool entries are never freed; the counters read here are
-        // plain words their threads only ever increment.
+        // SAFETY: pool entries are never freed.
         if !p.is_null() && unsafe { (*p).dead.load(Ordering::Acquire) } == 0 {
+            // SAFETY: as above; callers touch only plain counter words,
+            // which their threads only ever increment.
             f(unsafe { &mut *p });
         }
     }
@@ -282,6 +284,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).fast_sc_prog = 0;
         (*t).fast_bail = 0;
         (*t).fast_restart = 0;
+        (*t).fault_ok = 0;
         (*t).fast_slow = 0;
         (*t).deferred = 0;
         for s in (*t).saved_rt.iter_mut() {
