@@ -21,7 +21,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{TempDir, STRATA};
-use strata_proto::{counts, Config, FLAG_FOLLOW_EXEC};
+use strata_proto::{counts, Config, FLAG_FOLLOW_EXEC, FLAG_REWRITE_EAGER, FLAG_REWRITE_LAZY};
 
 fn main() {
     if let Some(cfg) = std::env::var_os("STRATA_RT") {
@@ -223,6 +223,11 @@ fn runtime_gets_argv0_args_and_config() {
     assert_eq!(field(&out, "argv0"), "true");
     assert_eq!(field(&out, "args"), "report\u{1f}a b\u{1f}\u{1f}-x\u{1f}--\u{1f}ü");
     assert_eq!(field(&out, "program"), which("true").to_str().unwrap());
+    // The session file carries the fast path's site cache; without rewriting
+    // and without layers there is none.
+    assert!(field(&out, "count_path").contains("strata-count."), "{out}");
+    let (st, out, err) = output(i.cmd(&["--rewrite=off", "true", "report"]));
+    assert!(st.success(), "{err}");
     assert_eq!(field(&out, "count_path"), "");
     let t = which("true");
     let (st, out, _) = output(i.cmd(&[t.as_os_str(), OsStr::new("report")]));
@@ -240,11 +245,17 @@ fn flags_follow_the_options() {
         assert!(st.success(), "{err}");
         u32::from_str_radix(field(&out, "flags"), 16).unwrap()
     };
-    assert_eq!(flags(&[]), FLAG_FOLLOW_EXEC);
-    assert_eq!(flags(&["--no-follow-exec"]), 0);
+    let rewrite = FLAG_REWRITE_LAZY | FLAG_REWRITE_EAGER;
+    assert_eq!(flags(&[]), FLAG_FOLLOW_EXEC | rewrite);
+    assert_eq!(flags(&["--no-follow-exec"]), rewrite);
+    assert_eq!(flags(&["--rewrite=lazy"]), FLAG_FOLLOW_EXEC | FLAG_REWRITE_LAZY);
+    assert_eq!(flags(&["--rewrite=off", "--no-follow-exec"]), 0);
     // Layers travel in the session file, not in the flags.
-    assert_eq!(flags(&["--ext", "null"]), FLAG_FOLLOW_EXEC);
-    assert_eq!(flags(&["--ext", "null", "--ext", "count", "--no-follow-exec"]), 0);
+    assert_eq!(flags(&["--ext", "null"]), FLAG_FOLLOW_EXEC | rewrite);
+    assert_eq!(
+        flags(&["--ext", "null", "--ext", "count", "--no-follow-exec", "--rewrite=off"]),
+        0
+    );
     let (st, out, err) = output(i.cmd(&["--ext", "null", "true", "report"]));
     assert!(st.success(), "{err}");
     assert!(field(&out, "count_path").contains("strata-count."), "{out}");
