@@ -159,9 +159,13 @@ global_asm!(
     "strata_fast_window_end:",
     "    jmp *%rcx",
     // The slow exit: a trap at a `syscall` outside strata's text; its
-    // handler (`finish`) completes the return. Registers are the program's
-    // but rax, rcx, r11, rsp, flags, which `finish` sets.
+    // handler (`roll_forward`) completes the return. Registers are the
+    // program's but rax, rcx, r11 and flags, which it sets.
+    // On the program's stack: the trap's frame must go where a trap of the
+    // program's own would (below its red zone, on its alternate stack when
+    // it runs on it).
     "2:  movb ${block}, %gs:{selector}",
+    "    mov %gs:{prog_rsp}, %rsp",
     "    jmp *STRATA_SLOW_STUB(%rip)",
     // strata_safe_copy(dst, src, n) -> 0, or 1 if the copy faulted: a
     // SIGSEGV or SIGBUS at `strata_safe_copy_insn` resumes at its fault
@@ -381,7 +385,7 @@ pub fn needs_frame(nr: usize) -> bool {
 unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     let t = thread::current();
     t.fast_nr = nr as u64;
-    if needs_frame(nr) || t.prog_sud.mode != 0 || nr >= 512 {
+    if needs_frame(nr) || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
         t.fast_bail = 1;
         t.fast_slow = 1;
         return 0;
@@ -448,6 +452,17 @@ fn set_mask(t: &mut Thread, mask: u64) {
     }
     sys::set_sigmask(mask | t.deferred);
     note_mask(t, mask | t.deferred);
+}
+
+/// Is the program running on its own alternate signal stack (in a handler)?
+/// Its calls then take the trap path: while strata runs on its own stack,
+/// the kernel would put the frame of a signal for an SA_ONSTACK handler at
+/// the top of that alternate stack, over the running handler.
+fn on_program_altstack(t: &Thread) -> bool {
+    let alt = t.real_alt;
+    alt.flags & sys::SS_DISABLE == 0
+        && alt.sp != t.altstack as u64
+        && (t.prog_rsp as u64).wrapping_sub(alt.sp) <= alt.size
 }
 
 /// Re-issues the program's call in fast mode: no mask juggling (the mask is
