@@ -15,6 +15,9 @@ bench/results/<date>-fastpath.md with one table per experiment (§13 of the desi
      site (number in a register) enters strata, which issues the call for nobody.
    - short-circuit: `--ext ids` (the built-in extension that serves getpid and gettid
      in-process, without entering the kernel), both loops; the target is on getpid()
+   - dispatch-on floor, no strata: `bench/sud_on.c exempt|allow N`, getpid_libc's loop with
+     Syscall User Dispatch on and nothing trapping (calls from the exempt range / from
+     outside it with the selector at ALLOW)
    The targets table gives, for the one-null-layer and map rows, the ratio to native and the
    ns added over the dispatch-on floor (below, 5.: from the exempt range / with ALLOW).
 2. Tracing every call of `dd if=/dev/zero of=/dev/null bs=1 count=200000`: native,
@@ -78,11 +81,11 @@ def parse_args():
     ap.add_argument("--only", default="getpid,dd,python,share,floor",
                     help="experiments to run (default getpid,dd,python,share,floor)")
     ap.add_argument("--getpid-n", type=int, default=1_000_000, help="calls per loop run (default 1000000)")
-    ap.add_argument("--getpid-rounds", type=int, default=9, help="rounds of the getpid experiment (default 9)")
-    ap.add_argument("--dd-rounds", type=int, default=3, help="rounds of the dd experiment (default 3; strace is slow)")
-    ap.add_argument("--python-rounds", type=int, default=21, help="rounds of the python3 start-up (default 21)")
+    ap.add_argument("--getpid-rounds", type=int, default=21, help="rounds of the getpid experiment (default 21)")
+    ap.add_argument("--dd-rounds", type=int, default=5, help="rounds of the dd experiment (default 5; strace is slow)")
+    ap.add_argument("--python-rounds", type=int, default=31, help="rounds of the python3 start-up (default 31)")
     ap.add_argument("--floor-runs", type=int, default=9,
-                    help="runs of bench/sud_on.c for the dispatch-on floor (default 9)")
+                    help="in-process runs of bench/sud_on.c, section 5 (default 9)")
     ap.add_argument("--cpu", default="1", help="CPU for taskset -c (default 1), or none")
     ap.add_argument("--timer", choices=["auto", "hyperfine", "python"], default="auto")
     ap.add_argument("--out", help="report file (default bench/results/<date>-fastpath.md)")
@@ -228,7 +231,8 @@ class Ctx:
         m = re.search(r"--rewrite[^\[]*\[default: (\w+)\]", help_text, re.S)
         self.rewrite_default = m.group(1) if m else None
         self.has_stats = "--fast-stats" in help_text
-        self.floor = None  # bench/sud_on.c results, measured once (dispatch_floor)
+        self.floor = None  # bench/sud_on.c's in-process results, measured once (dispatch_floor)
+        self.floor_used = None  # {ex, allow, src}: the floor the targets table subtracts
         self.cpu = None if a.cpu == "none" else a.cpu
         self.pin = ["taskset", "-c", self.cpu] if self.cpu is not None else []
         self.targets = []  # (figure, target, ratio to native, added over native, over the floor, verdict)
@@ -242,6 +246,32 @@ class Ctx:
     def pin_desc(self):
         return (f"every command under `taskset -c {self.cpu}`" if self.cpu is not None
                 else "no command pinned (`--cpu none`)")
+
+
+def busy_others(min_pcpu=20.0):
+    """Other processes (not this one or its children) that used ≥ min_pcpu % of a CPU over their
+    lifetime, as `ps` reports it: what else competed for the machine during the run."""
+    mine = {os.getpid()}
+    try:
+        rows = subprocess.run(["ps", "-eo", "pid=,ppid=,pcpu=,etime=,args="], capture_output=True,
+                              text=True).stdout.splitlines()
+    except OSError:
+        return "unknown (no ps)"
+    procs = []
+    for r in rows:
+        f = r.split(None, 4)
+        if len(f) == 5:
+            procs.append((int(f[0]), int(f[1]), float(f[2]), f[3], f[4]))
+    changed = True
+    while changed:
+        changed = False
+        for pid, ppid, *_ in procs:
+            if ppid in mine and pid not in mine:
+                mine.add(pid)
+                changed = True
+    busy = [f"`{args[:60]}` ({pcpu:.0f}% for {etime})" for pid, _, pcpu, etime, args in
+            sorted(procs, key=lambda x: -x[2]) if pid not in mine and pcpu >= min_pcpu]
+    return "; ".join(busy[:4]) or "none"
 
 
 def choose_cpu(want):
@@ -260,7 +290,12 @@ def choose_cpu(want):
 
 def exp_getpid(c, libc_bin, loop_bin):
     a, n = c.a, c.a.getpid_n
-    bins = {"getpid_libc": libc_bin, "getpid_loop": loop_bin}
+    bins = {"getpid_libc": [libc_bin], "getpid_loop": [loop_bin]}
+    # the dispatch-on floor, timed like the loops and in the same rounds: bench/sud_on.c MODE N is
+    # getpid_libc's loop with Syscall User Dispatch on (no strata)
+    sud_exe, sud_err = build(c, "sud_on")
+    for mode in ("exempt", "allow"):
+        bins[f"sud_on {mode}"] = [sud_exe or "sud_on", mode]
     no_rw = None if c.has_rewrite else "strata run has no --rewrite option"
     dflt = (f"default --rewrite={c.rewrite_default}" if c.rewrite_default else
             "strata's default rewriting" if c.has_rewrite else "no --rewrite in this build")
@@ -280,15 +315,18 @@ def exp_getpid(c, libc_bin, loop_bin):
         ("none-loop", "no layer (`strata run --`)", "getpid_loop", [], None),
         ("ids-libc", "--ext ids", "getpid_libc", ["--ext", "ids"], None),
         ("ids-loop", "--ext ids", "getpid_loop", ["--ext", "ids"], None),
+        ("sud-ex", "dispatch on, calls from the exempt range (no strata)", "sud_on exempt", None, sud_err),
+        ("sud-allow", "dispatch on, selector ALLOW (no strata)", "sud_on allow", None, sud_err),
     ]
     variants, by = [], {}
     for key, label, loop, opts, note in configs:
         pre = c.pin if opts is None else c.run_prefix(*opts)
         for calls in (0, n):
-            v = Variant(f"{loop}, {label} / {calls} calls", pre + [str(bins[loop]), str(calls)],
+            prog = [str(x) for x in bins[loop]]
+            v = Variant(f"{loop}, {label} / {calls} calls", pre + prog + [str(calls)],
                         expect=f"{loop}: {calls} calls, {calls} consistent\n".encode(), note=note)
             if calls:
-                v.smoke_argv = pre + [str(bins[loop]), "1000"]
+                v.smoke_argv = pre + prog + ["1000"]
                 v.smoke_expect = f"{loop}: 1000 calls, 1000 consistent\n".encode()
             variants.append(v)
             by[(key, calls)] = v
@@ -310,7 +348,7 @@ def exp_getpid(c, libc_bin, loop_bin):
         per[key] = ((vn.med - v0.med) / n * 1e9, (vn.cmed - v0.cmed) / n * 1e9, v0.med, vn.med, vn.cmed)
 
     def row(key, label, loop):
-        nat = per.get("native-" + loop.split("_")[1])
+        nat = per.get("native-loop" if loop == "getpid_loop" else "native-libc")
         p = per.get(key)
         v0 = by[(key, 0)]
         if p is None:
@@ -334,6 +372,8 @@ def exp_getpid(c, libc_bin, loop_bin):
          ["map-libc", "none-libc", "map-loop", "none-loop"]),
         ("Short-circuit: `--ext ids` serves getpid in-process (target: ≤ 0.3× native, getpid())",
          ["ids-libc", "ids-loop"]),
+        ("Dispatch-on floor: getpid_libc's loop in bench/sud_on.c with Syscall User Dispatch on, nothing "
+         "trapping, no strata (ratio and added: over native getpid_libc)", ["native-libc", "sud-ex", "sud-allow"]),
     ]
     labels = {key: (label, loop) for key, label, loop, _, _ in configs}
     tables = []
@@ -364,10 +404,16 @@ def exp_getpid(c, libc_bin, loop_bin):
             return None, None
         return per[key][i] / per[f"native-{loop}"][i], per[key][i] - per[f"native-{loop}"][i]
 
-    fl = dispatch_floor(c)
     # ns getpid() takes longer with dispatch on: issued from the exempt range (how strata issues every call:
-    # from its own text) and from outside it with the selector at ALLOW; None when sud_on did not run
-    fx, fa = fl.get("exadded"), fl.get("added")
+    # from its own text) and from outside it with the selector at ALLOW. From the sud_on rows above
+    # (timed like the strata rows, in the same rounds); else from sud_on's own in-process runs.
+    fx, fa = ratio_added("sud-ex")[1], ratio_added("sud-allow")[1]
+    floor_src = "section 1: bench/sud_on.c's loop timed like the others, in the same rounds, CPU time"
+    if fx is None or fa is None:
+        fl = dispatch_floor(c)
+        fx, fa = fl.get("exadded"), fl.get("added")
+        floor_src = "section 5: bench/sud_on.c's own in-process timing"
+    c.floor_used = None if fx is None else {"ex": fx, "allow": fa, "src": floor_src}
     t = c.targets
 
     def over_txt(d):
@@ -412,7 +458,7 @@ def exp_getpid(c, libc_bin, loop_bin):
 
     interp = []
     if fx is not None:
-        interp.append(f"The dispatch-on floor (bench/sud_on.c, section 5): with Syscall User Dispatch on and "
+        interp.append(f"The dispatch-on floor ({floor_src}; last table): with Syscall User Dispatch on and "
                       f"nothing trapping, `getpid()` takes {fmt_ns(fx, True)} longer than natively when issued from "
                       f"the exempt range, as strata issues every call (from its own text), and {fmt_ns(fa, True)} "
                       f"when issued from outside it with the selector at ALLOW. \"Over the dispatch-on floor\" "
@@ -540,7 +586,7 @@ def exp_dd(c):
     tr = variants[1]
     r = None if tr.med is None or base is None else tr.med / base
     c.targets.append(("tracing dd bs=1 (`--trace -o FILE`), wall", "≤ 1.5× native",
-                      "n/a" if r is None else f"×{r:.2f}",
+                      "n/a" if r is None else f"×{r:.2f} (CPU ×{tr.cmed / cbase:.2f})",
                       "" if r is None else f"{(tr.cmed - cbase) / calls * 1e9:+.0f} ns per call (CPU)", "",
                       "n/a" if r is None else "met" if r <= 1.5 else f"**not met** (×{r:.2f} > ×1.5)"))
     c.summary.append("[dd] " + ", ".join(f"{x.name}={fmt_time(x.med)}" for x in variants))
@@ -733,7 +779,8 @@ def exp_share(c, libc_bin, loop_bin):
         tr_counts = [x[3] for x in shares]
         c.reading.append(
             f"Trap share: {len(shares) - len(over)} of {len(shares)} real-program runs stay under 1%"
-            + (f"; over it: " + ", ".join(f"{x[0]} ({x[1]}) {x[2] * 100:.1f}%" for x in over) if over else "")
+            + (f"; over it: " + ", ".join(f"{x[0]} with {'no layer' if x[1] == '(none)' else x[1]} "
+                                          f"{x[2] * 100:.1f}%" for x in over) if over else "")
             + (f". Trapped calls per run: {min(tr_counts)} to {max(tr_counts)}, against "
                f"{min(x[4] for x in shares)} to {max(x[4] for x in shares)} calls in all"
                if tr_counts else "")
@@ -822,9 +869,10 @@ def exp_floor(c, root):
                      f"dispatch on, the kernel takes its slow system-call entry path for every call of the thread, "
                      f"trapping or not; for a call from outside the exempt range it also reads the selector from "
                      f"user memory. strata keeps dispatch on as its catch-all and issues every call from its own "
-                     f"text, which is exempt, so its rows pay at least the first figure: the "
-                     f"\"over the dispatch-on floor\" figures of section 1 are over it. Only a call that never "
-                     f"enters the kernel (`--ext ids`) gets below.")
+                     f"text, which is exempt, so its rows pay at least the first figure. Only a call that never "
+                     f"enters the kernel (`--ext ids`) gets below. These are sud_on's own in-process timings; "
+                     f"section 1 also times its loop from outside (`sud_on exempt|allow N`, CPU time, in the same "
+                     f"rounds as the strata rows), and the targets table subtracts those figures.")
     exe, err = build(c, "rsb_depth")
     if exe is None:
         rows.append(f"| getpid at call depth 0, 4, 8 | bench/rsb_depth.c | n/a | | {err} |")
@@ -923,6 +971,7 @@ def main():
     commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
     t_start = time.monotonic()
     load_before = open("/proc/loadavg").read().split()[:3]
+    busy_before = busy_others()
     help_text = sh([strata, "run", "--help"])[1].decode(errors="replace")
     c = Ctx(a, strata, work, timer, help_text, t_start)
     sections = []
@@ -943,6 +992,7 @@ def main():
                 sections.append(f"## {key}\n\n**failed**: `{e!r}`\n")
         elapsed = time.monotonic() - t_start
         load_after = open("/proc/loadavg").read().split()[:3]
+        busy_after = busy_others()
 
         cpu_model = ""
         for l in open("/proc/cpuinfo"):
@@ -971,11 +1021,11 @@ def main():
                   for f, *_, v in c.targets if v.startswith("**not met")]
         verdicts = (f"**Met ({len(met)}):** {'; '.join(met) or 'none'}. "
                     f"**Not met ({len(missed)}):** {'; '.join(missed) or 'none'}.")
-        fl = c.floor or {}
-        if fl.get("exadded") is not None and fl["exadded"] > 10:
+        fl = c.floor_used
+        if fl is not None and fl["ex"] > 10:
             verdicts += (f" The 10 ns budgets are smaller than the dispatch-on floor measured here "
-                         f"({fl['exadded']:+.1f} ns per call from the exempt range, {fl['added']:+.1f} ns with the "
-                         f"selector at ALLOW; section 5): on this machine no interposer that keeps Syscall User "
+                         f"({fl['ex']:+.1f} ns per call from the exempt range, {fl['allow']:+.1f} ns with the "
+                         f"selector at ALLOW; {fl['src']}): on this machine no interposer that keeps Syscall User "
                          f"Dispatch on can meet them. The floor column is what strata adds beyond each of the two "
                          f"(exempt range / ALLOW); strata issues its calls from the exempt range, so the first is "
                          f"the one that applies.")
@@ -987,9 +1037,10 @@ def main():
 Medians of interleaved rounds (every round runs each variant of an experiment once, in an order
 rotated from round to round); ratios to native. Raw times at the end of each section.
 Targets from docs/design/fast-path.md §13; getpid figures are per call from CPU time
-(section 1), the dispatch-on floor is bench/sud_on.c (section 5): what getpid() costs more
-with Syscall User Dispatch on and nothing trapping, called from the exempt range (as strata
-issues its calls) / from elsewhere with the selector at ALLOW. The design's short-circuit
+(section 1). The dispatch-on floor is what getpid() costs more with Syscall User Dispatch on
+and nothing trapping, called from the exempt range (as strata issues its calls) / from
+elsewhere with the selector at ALLOW: bench/sud_on.c, timed in section 1 like the loops (its
+last table), with its own in-process timing in section 5 as a cross-check. The design's short-circuit
 row is measured with `--ext ids`, the extension that serves getpid and gettid in-process
 (with no layer, or a layer that does not want getpid, a `getpid()` site skips strata: those
 are the "calls no layer wants" rows); strata has no `--no-short-circuit`.
@@ -1003,6 +1054,8 @@ are the "calls no layer wants" rows); strata has no `--no-short-circuit`.
 {chr(10).join(sections)}
 ## Machine
 - load average (1/5/15 min) before: {' '.join(load_before)}, after: {' '.join(load_after)}
+- other processes using ≥ 20% of a CPU (lifetime average, `ps`), at the start: {busy_before};
+  at the end: {busy_after}
 - nproc: {os.cpu_count()}; CPU: {cpu_model or 'unknown'} ({', '.join(vec) or 'no AVX'}); uname -r: {platform.release()}
 - pinning: {c.pin_desc}{f' ({cpu_note})' if cpu_note else ''}
 - strata: {orig} (built {built}; {', '.join(digests)}), copied to a temporary directory for the

@@ -14,8 +14,9 @@
 #      nothing trapping), bench/rsb_depth.c (getpid at call depth 0/4/8), bench/sud_floor.c
 #      (a trap round trip), bench/fast_floor.c (flags, xmm, fxsave/xsave save and restore)
 # Every command is pinned with `taskset -c 1` (--cpu N or none to change that). Writes
-# bench/results/<date>-fastpath.md. About 6 minutes on 2 cores with a working fast path
-# (strace's dd runs are most of it); much longer on a build where every call traps.
+# bench/results/<date>-fastpath.md. About 4-5 minutes on 2 cores with a working fast path
+# (the getpid rounds are 2.5 of them, strace's dd runs most of the dd minute); much longer on
+# a build where every call traps.
 #
 # Usage: bench/run-fast.sh [--only getpid,dd,python,share,floor] [--getpid-n N]
 #            [--getpid-rounds N] [--dd-rounds N] [--python-rounds N] [--floor-runs N] [--cpu N|none]

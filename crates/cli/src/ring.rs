@@ -102,6 +102,10 @@ impl Drain {
     pub fn finish(mut self, extra: &[u8]) -> io::Result<()> {
         self.stop.store(true, Ordering::Release);
         let t = self.thread.take();
+        if let Some(t) = &t {
+            // It may be sleeping between polls: the last pass starts now.
+            t.thread().unpark();
+        }
         let mut w = match t.map(|t| t.join()) {
             Some(Ok(r)) => r?,
             _ => return Err(io::Error::other("the drain thread failed")),
@@ -150,7 +154,7 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
                 break;
             }
             out.flush()?;
-            std::thread::sleep(idle);
+            std::thread::park_timeout(idle);
             idle = (idle * 2).min(Duration::from_millis(16));
         } else {
             idle = Duration::from_millis(1);
