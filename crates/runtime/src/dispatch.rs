@@ -48,45 +48,11 @@ pub fn owns_control_flow(nr: usize) -> bool {
 }
 
 /// Calls `bottom` handles itself rather than re-issuing them unchanged
-/// (every arm of its match but the last). Any other call no layer wants can
-/// skip strata entirely (rewrite.rs: native trampolines).
+/// (every arm of its match but the last): those the syscall table marks
+/// emulated or partial. Any other call no layer wants can skip strata
+/// entirely (rewrite.rs: native trampolines).
 pub fn bottom_owns(nr: usize) -> bool {
-    const OWNED: [Sysno; 33] = [
-        Sysno::rt_sigreturn,
-        Sysno::rt_sigaction,
-        Sysno::rt_sigprocmask,
-        Sysno::rt_sigpending,
-        Sysno::sigaltstack,
-        Sysno::rt_sigsuspend,
-        Sysno::rt_sigtimedwait,
-        Sysno::signalfd,
-        Sysno::signalfd4,
-        Sysno::ppoll,
-        Sysno::epoll_pwait,
-        Sysno::epoll_pwait2,
-        Sysno::pselect6,
-        Sysno::prctl,
-        Sysno::arch_prctl,
-        Sysno::clone,
-        Sysno::clone3,
-        Sysno::fork,
-        Sysno::vfork,
-        Sysno::execve,
-        Sysno::execveat,
-        Sysno::exit,
-        Sysno::exit_group,
-        Sysno::open,
-        Sysno::openat,
-        Sysno::brk,
-        Sysno::readlink,
-        Sysno::readlinkat,
-        Sysno::mmap,
-        Sysno::munmap,
-        Sysno::madvise,
-        Sysno::mprotect,
-        Sysno::mremap,
-    ];
-    OWNED.iter().any(|&s| S(s) == nr)
+    strata_syscall_table::entry(nr).is_some_and(|e| e.disposition != strata_syscall_table::Disposition::Passthrough)
 }
 
 /// The bottom of the stack: strata's own handling of call `nr`. Returns the
