@@ -328,17 +328,30 @@ fn collect(
 ) -> (usize, Option<usize>) {
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
-    // The last MAX_RUN instructions, oldest first, with their offsets; the last `seen` valid.
-    let mut history = [(Instruction::default(), 0usize); MAX_RUN];
-    let mut seen = 0;
+    // No `syscall` can start after the last `0f 05` pair: decoding stops there.
+    let Some(last_pair) = code.windows(2).rposition(|w| w == SYSCALL) else {
+        return (0, None);
+    };
+    // The last MAX_RUN instructions with their offsets, in a ring (`count` decoded so far);
+    // put in order, oldest first, only when a `syscall` is reached.
+    let mut ring = [(Instruction::default(), 0usize); MAX_RUN];
+    let mut count = 0usize;
     let mut n = 0;
     while decoder.can_decode() {
         let at = decoder.position();
+        if at > last_pair {
+            break;
+        }
         decoder.decode_out(&mut instr);
         if instr.is_invalid() {
             break;
         }
         if instr.code() == Code::Syscall && at >= resume {
+            let seen = count.min(MAX_RUN);
+            let mut history = [(Instruction::default(), 0usize); MAX_RUN];
+            for (k, h) in history.iter_mut().skip(MAX_RUN - seen).enumerate() {
+                *h = ring[(count - seen + k) % MAX_RUN];
+            }
             let before = history.get(MAX_RUN - seen..).unwrap_or_default();
             let result = if is_restorer(code.get(..at).unwrap_or_default()) {
                 Err(Decline::Restorer)
@@ -353,11 +366,8 @@ fn collect(
                 return (n, Some(decoder.position()));
             }
         }
-        history.copy_within(1.., 0);
-        if let Some(last) = history.last_mut() {
-            *last = (instr, at);
-        }
-        seen = (seen + 1).min(MAX_RUN);
+        ring[count % MAX_RUN] = (instr, at);
+        count += 1;
     }
     (n, None)
 }
