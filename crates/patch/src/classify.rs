@@ -350,7 +350,9 @@ fn collect(
             let seen = count.min(MAX_RUN);
             let mut history = [(Instruction::default(), 0usize); MAX_RUN];
             for (k, h) in history.iter_mut().skip(MAX_RUN - seen).enumerate() {
-                *h = ring[(count - seen + k) % MAX_RUN];
+                if let Some(r) = ring.get((count - seen + k) % MAX_RUN) {
+                    *h = *r;
+                }
             }
             let before = history.get(MAX_RUN - seen..).unwrap_or_default();
             let result = if is_restorer(code.get(..at).unwrap_or_default()) {
@@ -366,7 +368,9 @@ fn collect(
                 return (n, Some(decoder.position()));
             }
         }
-        ring[count % MAX_RUN] = (instr, at);
+        if let Some(slot) = ring.get_mut(count % MAX_RUN) {
+            *slot = (instr, at);
+        }
         count += 1;
     }
     (n, None)
