@@ -350,11 +350,11 @@ pub fn init() -> bool {
     true
 }
 
-/// Calls that need the trap path's real signal frame, or that install a
+/// Calls that need the trap path's real signal frame (those that change the
+/// program's control flow, `dispatch::owns_control_flow`), or that install a
 /// temporary mask: never served on the fast path.
 pub fn needs_frame(nr: usize) -> bool {
-    const SLOW: [Sysno; 18] = [
-        Sysno::rt_sigreturn,
+    const MASKS: [Sysno; 9] = [
         Sysno::rt_sigsuspend,
         Sysno::rt_sigtimedwait,
         Sysno::sigaltstack,
@@ -364,16 +364,8 @@ pub fn needs_frame(nr: usize) -> bool {
         Sysno::epoll_pwait2,
         Sysno::signalfd,
         Sysno::signalfd4,
-        Sysno::clone,
-        Sysno::clone3,
-        Sysno::fork,
-        Sysno::vfork,
-        Sysno::execve,
-        Sysno::execveat,
-        Sysno::exit,
-        Sysno::exit_group,
     ];
-    SLOW.iter().any(|&s| s as usize == nr)
+    crate::dispatch::owns_control_flow(nr) || MASKS.iter().any(|&s| s as usize == nr)
 }
 
 /// The Rust half of `strata_fast_entry`: runs call `nr` with the arguments

@@ -56,7 +56,8 @@ use core::fmt::Write;
 /// The runtime has no heap in signal context (rule 2). Two dependencies
 /// link `alloc`: the `object` crate (the ELF parsing strata does never
 /// allocates) and iced-x86, whose decoder builds its tables once, on first
-/// use; `rewrite::init` makes that first use at start-up, single-threaded.
+/// use; the first scan of loaded code (`rewrite::decode_sites`) makes it,
+/// allocating from this arena once, without a lock of its own.
 /// This allocator hands out memory from a fixed arena by bumping a pointer
 /// (no lock, nothing is freed) and fails when it is used up, so a stray
 /// allocation can never take a lock or grow without bound.

@@ -125,6 +125,10 @@ const TABLE: usize = 1 << 14;
 /// Open addressing by the `syscall`'s address: (addr, nr << 8 | state).
 static SITES: [[AtomicU64; 2]; TABLE] = [const { [const { AtomicU64::new(0) }; 2] }; TABLE];
 static NSITES: AtomicUsize = AtomicUsize::new(0);
+/// The lowest and highest `syscall` address ever recorded: `forget` skips
+/// its scan of the table for ranges outside them (most munmaps).
+static SITES_LO: AtomicU64 = AtomicU64::new(u64::MAX);
+static SITES_HI: AtomicU64 = AtomicU64::new(0);
 /// Some site was patched live: traps need the mixed-number check.
 static ANY_LIVE: AtomicU8 = AtomicU8::new(0);
 
@@ -160,6 +164,8 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
             if a == 0 {
                 SITES[i][0].store(addr, Ordering::Release);
                 NSITES.fetch_add(1, Ordering::Relaxed);
+                SITES_LO.fetch_min(addr, Ordering::Relaxed);
+                SITES_HI.fetch_max(addr, Ordering::Relaxed);
             }
             return true;
         }
@@ -182,21 +188,18 @@ pub fn substitute(sys_addr: u64, nr: usize) -> usize {
 
 /// The program unmapped or replaced [addr, addr+len): sites there are gone.
 pub fn forget(addr: usize, len: usize) {
-    if NSITES.load(Ordering::Relaxed) == 0 {
+    let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
+    if hi <= SITES_LO.load(Ordering::Relaxed) || lo > SITES_HI.load(Ordering::Relaxed) {
         return;
     }
-    let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
     lock();
-    let mut removed = false;
     for e in SITES.iter() {
         let a = e[0].load(Ordering::Relaxed);
         if a >= lo && a < hi {
             // A tombstone: keeps probe chains intact, matches no address.
             e[0].store(u64::MAX, Ordering::Release);
-            removed = true;
         }
     }
-    let _ = removed;
     unlock();
 }
 
@@ -206,10 +209,10 @@ pub fn forget(addr: usize, len: usize) {
 /// thread running the site meanwhile traps with a torn number, which
 /// `substitute` maps back), then, after a membarrier, the immediate.
 pub fn before_write(addr: usize, len: usize) {
-    if NSITES.load(Ordering::Relaxed) == 0 {
-        return;
-    }
     let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
+    if hi + 5 <= SITES_LO.load(Ordering::Relaxed) || lo + 5 > SITES_HI.load(Ordering::Relaxed) {
+        return; // no site there (or none at all)
+    }
     lock();
     let mut mem = None;
     for e in SITES.iter() {
