@@ -655,10 +655,19 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
                 if matches!(site.pattern, Pattern::P1 | Pattern::P1W) && code_is_private(site.start, sys_addr + 2) =>
             {
                 let live = crate::thread::live_count() > 1;
+                if live {
+                    // Before the first byte changes: a thread that runs the
+                    // site meanwhile and traps with a torn number must find
+                    // it (`substitute`).
+                    ANY_LIVE.store(1, Ordering::Relaxed);
+                    record(sys_addr, eax, RETIRED_SITE);
+                }
                 let ok = Writer::new(false).is_some_and(|mut w| patch(&mut w, &site, live));
                 match (ok, live) {
-                    (false, _) => DECLINED_SITE,
-                    (true, true) => LIVE_SITE,
+                    // Live: kept for substitution even if the rewrite failed
+                    // half-way (never tried again).
+                    (_, true) => LIVE_SITE,
+                    (false, false) => DECLINED_SITE,
                     (true, false) => PATCHED_SITE,
                 }
             }
