@@ -17,9 +17,13 @@ Extensions (--ext NAME[:ARGS], repeatable; the first given is the top of the sta
           ARGS: TRACE_ARGS@MAP_ARGS
   ./lib.so  an extension object (built against include/strata.h or strata-ext)
 
+  policy  (from --policy) a sandbox policy, compiled by the launcher
+
 Short forms, stacked where they appear among the --ext options:
   --trace[=FILTER]   same as --ext trace[:trace=FILTER]
   --map P=H[:ro|:discard]  (repeatable) one map layer with every mapping
+  --policy FILE|builtin:NAME  (repeatable) one policy layer each, plus the
+          kernel backstop (seccomp, Landlock) installed before the program
 
 Exit status:
   the program's own; if it was killed by a signal, strata kills itself with
@@ -49,6 +53,25 @@ pub enum Command {
     /// Run PROGRAM with ARGS under strata.
     #[command(after_help = AFTER_HELP)]
     Run(RunArgs),
+    /// Check a sandbox policy, or show a ready profile.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Check POLICY (a file or builtin:NAME) and print each rule with what
+    /// enforces it: the kernel (seccomp, Landlock, setrlimit), or strata's
+    /// layer in-process. Exit status 2 if the policy cannot be used.
+    Check {
+        #[arg(value_name = "POLICY")]
+        policy: String,
+    },
+    /// Print the TOML of a ready profile (builtin:NAME), or list them.
+    Show {
+        #[arg(value_name = "builtin:NAME")]
+        profile: Option<String>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -85,6 +108,19 @@ pub struct RunArgs {
     #[arg(long = "map", value_name = "PROGRAM_PATH=HOST_PATH[:ro|:discard]")]
     pub map: Vec<String>,
 
+    /// Run under a sandbox policy: a TOML file or a ready profile
+    /// (builtin:no-network, builtin:read-only-fs, builtin:loopback-only);
+    /// repeatable (a call must pass every policy). Enforced in-process and,
+    /// where the kernel can express a rule, by seccomp and Landlock
+    /// (docs/policy.md).
+    #[arg(long = "policy", value_name = "FILE|builtin:NAME")]
+    pub policy: Vec<String>,
+
+    /// With --policy: log what the policies would deny, deny nothing, and
+    /// install no kernel backstop.
+    #[arg(long)]
+    pub audit: bool,
+
     /// Where trace lines and the count summary go instead of standard error.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -116,6 +152,11 @@ pub struct RunArgs {
     )]
     pub command: Vec<OsString>,
 
+    /// The compiled `policy` layer arguments, one per `--policy` (filled
+    /// by the launcher after checking the policies).
+    #[arg(skip)]
+    pub policy_text: Vec<String>,
+
     /// Where each stacking option appeared (filled from the matches).
     #[arg(skip)]
     pub order: Vec<(usize, LayerSource)>,
@@ -132,6 +173,8 @@ pub enum LayerSource {
     Trace,
     /// The first `--map` (all mappings go in one layer).
     Map,
+    /// `--policy` number i.
+    Policy(usize),
 }
 
 impl Cli {
@@ -143,8 +186,7 @@ impl Cli {
     {
         let m = Cli::command().try_get_matches_from(args)?;
         let mut cli = Cli::from_arg_matches(&m)?;
-        let Command::Run(r) = &mut cli.command;
-        if let Some(("run", sub)) = m.subcommand() {
+        if let (Command::Run(r), Some(("run", sub))) = (&mut cli.command, m.subcommand()) {
             r.order = layer_order(sub);
         }
         Ok(cli)
@@ -159,6 +201,9 @@ fn layer_order(m: &ArgMatches) -> Vec<(usize, LayerSource)> {
     }
     for (i, at) in idx("manifest").into_iter().enumerate() {
         v.push((at, LayerSource::Manifest(i)));
+    }
+    for (i, at) in idx("policy").into_iter().enumerate() {
+        v.push((at, LayerSource::Policy(i)));
     }
     if let Some(&at) = idx("trace").first() {
         v.push((at, LayerSource::Trace));
@@ -179,6 +224,7 @@ mod tests {
         v.extend_from_slice(args);
         Cli::parse_ordered(v).map(|c| match c.command {
             Command::Run(r) => r,
+            Command::Policy(_) => panic!("not run"),
         })
     }
 

@@ -15,7 +15,7 @@ use strata_ext::Extension as _;
 use crate::args::{LayerSource, RunArgs};
 
 /// Built-in extension names.
-pub const BUILTINS: [&str; 6] = ["null", "count", "ids", "trace", "map", "tracemap"];
+pub const BUILTINS: [&str; 7] = ["null", "count", "ids", "trace", "map", "tracemap", "policy"];
 
 /// One layer: a built-in's name or an extension object's absolute path, and
 /// its argument text.
@@ -94,6 +94,10 @@ pub fn from_args(a: &RunArgs) -> Result<Vec<Layer>, LayerError> {
                 name: "map".into(),
                 args: a.map.join(";"),
             }),
+            LayerSource::Policy(i) => out.push(Layer {
+                name: "policy".into(),
+                args: a.policy_text.get(*i).cloned().unwrap_or_default(),
+            }),
         }
     }
     if out.len() > MAX_LAYERS {
@@ -152,6 +156,7 @@ fn check(l: &mut Layer) -> Result<(), LayerError> {
         "null" | "count" | "ids" => Ok(()),
         "trace" => strata_ext_trace::Trace::new(&l.args).map(drop).map_err(bad),
         "map" => strata_ext_map::Map::new(&l.args).map(drop).map_err(bad),
+        "policy" => strata_ext_policy::Sandbox::new(&l.args).map(drop).map_err(bad),
         "tracemap" => match l.args.split_once('@') {
             Some((t, m)) => match strata_ext_trace::Trace::new(t) {
                 Ok(_) => strata_ext_map::Map::new(m).map(drop).map_err(bad),

@@ -21,6 +21,7 @@ pub mod extobj;
 pub mod hostcheck;
 pub mod launch;
 pub mod layers;
+pub mod policy;
 pub mod preflight;
 pub mod ring;
 pub mod summary;
@@ -72,13 +73,15 @@ pub enum Error {
     Launch(LaunchError),
     #[error(transparent)]
     Layers(#[from] LayerError),
+    #[error(transparent)]
+    Policy(#[from] policy::PolicyError),
 }
 
 impl Error {
     /// The exit status the launcher ends with.
     pub fn status(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::Output { .. } | Error::Layers(_) => STATUS_USAGE,
+            Error::Usage(_) | Error::Output { .. } | Error::Layers(_) | Error::Policy(_) => STATUS_USAGE,
             Error::Preflight(f) => f.status,
             Error::RuntimeMissing { .. } => preflight::STATUS_NOT_FOUND,
             Error::Spawn { .. } => preflight::STATUS_CANNOT_EXECUTE,
@@ -133,8 +136,11 @@ where
             return Outcome::Exit(STATUS_USAGE);
         }
     };
-    let args::Command::Run(run_args) = cli.command;
-    match run(run_args) {
+    let result = match cli.command {
+        args::Command::Run(run_args) => run(run_args),
+        args::Command::Policy(c) => policy_command(c),
+    };
+    match result {
         Ok(o) => o,
         Err(e) => {
             eprintln!("strata: {e}");
@@ -224,19 +230,118 @@ pub fn ring_size(s: &str) -> Result<usize, Error> {
     Ok(n.next_power_of_two().min(counts::RING_MAX))
 }
 
+/// `strata policy check|show`.
+pub fn policy_command(c: args::PolicyCommand) -> Result<Outcome, Error> {
+    use policy::kernel::How;
+    match c {
+        args::PolicyCommand::Show { profile: None } => {
+            for (name, what, _) in policy::PROFILES {
+                println!("builtin:{name:<15} {what}");
+            }
+            Ok(Outcome::Exit(0))
+        }
+        args::PolicyCommand::Show { profile: Some(p) } => {
+            let name = p.strip_prefix("builtin:").unwrap_or(&p);
+            match policy::PROFILES.iter().find(|(n, _, _)| *n == name) {
+                Some((_, _, text)) => {
+                    print!("{text}");
+                    Ok(Outcome::Exit(0))
+                }
+                None => Err(Error::Usage(format!(
+                    "no profile '{p}'; 'strata policy show' lists them"
+                ))),
+            }
+        }
+        args::PolicyCommand::Check { policy: arg } => {
+            let p = policy::load(&arg, false)?;
+            let rules = policy::kernel::enforcement(&p);
+            println!("policy {}: {} rules", p.name, rules.len());
+            let mut weak = Vec::new();
+            for (label, how) in &rules {
+                let text = match how {
+                    How::Kernel(by) => format!("kernel: {by}"),
+                    How::Partial(why) => format!("kernel in part: {why}"),
+                    How::InProcess(why) => format!("in-process only: {why}"),
+                };
+                if !matches!(how, How::Kernel(_)) {
+                    weak.push(label.clone());
+                }
+                println!("  {label}: {text}");
+            }
+            println!(
+                "  always, with any policy: kernel: seccomp refuses ptrace, io_uring, bpf, perf_event_open, kexec, modules, mounts, namespaces, keyrings, turning Syscall User Dispatch off, TIOCSTI; Landlock refuses execve of anything but strata-rt"
+            );
+            strict_check(&p, &weak)?;
+            Ok(Outcome::Exit(0))
+        }
+    }
+}
+
+/// A `backstop = "strict"` policy whose rules are not all kernel-enforced.
+fn strict_check(p: &policy::Policy, weak: &[String]) -> Result<(), Error> {
+    if p.backstop == policy::Backstop::Strict && !weak.is_empty() {
+        return Err(Error::Policy(policy::PolicyError {
+            policy: p.name.clone(),
+            msg: format!(
+                "backstop = \"strict\" but the kernel cannot enforce these rules whole: {} (see 'strata policy check')",
+                weak.join("; ")
+            ),
+        }));
+    }
+    Ok(())
+}
+
+/// Loads and checks the `--policy` options; fills `a.policy_text`.
+fn load_policies(a: &mut RunArgs) -> Result<Vec<policy::Policy>, Error> {
+    if a.audit && a.policy.is_empty() {
+        return Err(Error::Usage("--audit goes with --policy".into()));
+    }
+    let mut out = Vec::new();
+    for arg in &a.policy {
+        let p = policy::load(arg, a.audit)?;
+        let weak: Vec<String> = policy::kernel::enforcement(&p)
+            .into_iter()
+            .filter(|(_, h)| !matches!(h, policy::kernel::How::Kernel(_)))
+            .map(|(l, _)| l)
+            .collect();
+        strict_check(&p, &weak)?;
+        if a.no_follow_exec && p.backstop != policy::Backstop::None && !a.audit {
+            return Err(Error::Policy(policy::PolicyError {
+                policy: p.name.clone(),
+                msg: "cannot be honoured with --no-follow-exec: programs started with execve would leave strata, and the kernel backstop allows execve of strata-rt only".into(),
+            }));
+        }
+        a.policy_text.push(p.compiled());
+        out.push(p);
+    }
+    if a.audit {
+        eprintln!(
+            "strata: policy: audit mode: denials are logged, nothing is denied, and no kernel backstop is installed"
+        );
+    }
+    Ok(out)
+}
+
 /// `strata run`.
-pub fn run(a: RunArgs) -> Result<Outcome, Error> {
+pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
+    if a.command.is_empty() {
+        return Err(Error::Usage("missing PROGRAM; try 'strata --help'".to_string()));
+    }
+    let policies = load_policies(&mut a)?;
     let Some((program, program_args)) = a.command.split_first() else {
         return Err(Error::Usage("missing PROGRAM; try 'strata --help'".to_string()));
     };
     let stack = layers::from_args(&a)?;
     let count = stack.iter().any(|l| l.is_builtin("count"));
-    let trace = stack
-        .iter()
-        .any(|l| !["count", "null", "map", "ids"].iter().any(|b| l.is_builtin(b)));
-    if a.output.is_some() && !count && !trace {
+    let logs = stack.iter().any(|l| l.is_builtin("policy"));
+    let trace = stack.iter().any(|l| {
+        !["count", "null", "map", "ids", "policy"]
+            .iter()
+            .any(|b| l.is_builtin(b))
+    });
+    if a.output.is_some() && !count && !trace && !logs {
         return Err(Error::Usage(
-            "-o FILE is where trace lines and the count summary go; add --trace or --ext count".to_string(),
+            "-o FILE is where trace lines, policy log lines and the count summary go; add --trace, --policy or --ext count".to_string(),
         ));
     }
     let keep = a.trace_ring.as_deref().map(ring_size).transpose()?;
@@ -309,8 +414,29 @@ pub fn run(a: RunArgs) -> Result<Outcome, Error> {
     // runtime removes it before the program starts.
     std::env::remove_var(OsStr::from_bytes(ENV_VAR));
     std::env::set_var(OsStr::from_bytes(ENV_VAR), OsStr::from_bytes(&config));
+    let needs = policy::kernel::Needs {
+        runtime: &rt,
+        session: session.as_ref().map(|s| s.path()),
+        read_files: std::iter::once(resolved.clone())
+            .chain(
+                stack
+                    .iter()
+                    .filter(|l| l.name.starts_with('/'))
+                    .map(|l| PathBuf::from(&l.name)),
+            )
+            .collect(),
+    };
+    let kernel = policy::kernel::Kernel::build(&policies, &needs)?;
     let mut cmd = Command::new(&rt);
     cmd.arg0(program).args(program_args);
+    if let Some(k) = kernel {
+        // SAFETY: the closure runs in the child between fork and exec; it
+        // makes system calls only (setrlimit, prctl, landlock_restrict_self,
+        // seccomp) on data built before the fork, and allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || k.install());
+        }
+    }
     let mut child_pid = 0;
     let status = launch::spawn_and_wait(cmd, &mut child_pid).map_err(|e| match e {
         LaunchError::Spawn(io) => Error::Spawn {

@@ -98,7 +98,7 @@ extern crate std;
 pub mod path;
 pub mod policy;
 pub mod resolve;
-mod stack;
+pub mod stack;
 pub mod table;
 
 pub use resolve::{Fs, Resolved, Resolver, Start};

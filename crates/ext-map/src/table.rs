@@ -72,6 +72,23 @@ fn bad(what: core::fmt::Arguments<'_>) -> InitError {
 }
 
 impl Table {
+    /// A table with no mappings: resolution then canonicalises paths in the
+    /// host's own view (what `policy` uses to name the file a call means).
+    pub const fn empty() -> Table {
+        Table {
+            pool: [0; POOL_SIZE],
+            used: 0,
+            entries: [Entry {
+                prog_at: 0,
+                prog_len: 0,
+                host_at: 0,
+                host_len: 0,
+                mode: Mode::ReadWrite,
+            }; MAX_MAPPINGS],
+            n: 0,
+        }
+    }
+
     /// Parses the layer's arguments: mappings separated by `;`, each
     /// `PROGRAM_PATH=HOST_PATH`, optionally followed by `:ro` or `:discard`.
     /// Blank entries (and white space around an entry) are ignored. Both

@@ -26,6 +26,7 @@ pub fn make(name: &[u8], args: &[u8], err: &mut [u8; 256]) -> Option<Result<ExtD
         b"map" => build::<strata_ext_map::Map>(args, b"map\0"),
         b"tracemap" => build::<TraceMap>(args, b"tracemap\0"),
         b"ids" => build::<Ids>(args, b"ids\0"),
+        b"policy" => build::<strata_ext_policy::Sandbox>(args, b"policy\0"),
         _ => return None,
     };
     Some(r.map_err(|e| put(err, e.message())))

@@ -1,0 +1,611 @@
+//! The kernel half of the policies: seccomp filters (seccompiler), Landlock
+//! rulesets (landlock) and resource limits, built in the launcher and
+//! installed in the child between fork and exec of strata-rt, so that
+//! strata-rt and the program start under them and cannot take them off.
+//!
+//! What is compiled (docs/policy.md has the table):
+//!
+//! - **Hardening**, with any policy: seccomp refuses ptrace, io_uring, bpf,
+//!   perf_event_open, kexec, modules, mounts, namespaces (unshare, setns,
+//!   clone with CLONE_NEW*), keyrings, userfaultfd-free ways around strata
+//!   (`prctl(PR_SET_SYSCALL_USER_DISPATCH, OFF)`), TIOCSTI/TIOCLINUX
+//!   terminal injection; clone3 answers ENOSYS (its flags are behind a
+//!   pointer seccomp cannot read; libc falls back to clone). Landlock
+//!   allows the kernel's execve of strata-rt only: strata loads every
+//!   program itself, so a raw execve of anything else (a static binary, a
+//!   memfd) is refused.
+//! - **Denied calls**: a seccomp rule per errno; **default deny**: an
+//!   allow-list filter. Calls strata-rt itself makes ([`STRATA_NEEDS`])
+//!   stay open in the kernel filter (the layer still refuses them to the
+//!   program).
+//! - **Paths**: a Landlock ruleset handling the kinds the policy
+//!   restricts, with a rule per allowed prefix (plus what strata-rt needs:
+//!   its session file, extension objects, the program and its interpreter,
+//!   /proc for reading).
+//! - **Network**: seccomp refuses `socket`/`socketpair` of families (and
+//!   inet types) no rule can allow; Landlock refuses TCP bind/connect to
+//!   ports no rule allows, when every rule that allows them names ports.
+//! - **Resources**: setrlimit, soft and hard.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, ABI,
+};
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Cmp, SeccompCondition as Cond, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+use strata_ext_policy::spec::{kind, op, FAMILY_IP};
+use strata_syscall_table as table;
+
+use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED};
+
+/// Calls strata-rt makes for itself (or issues in the program's name with
+/// other arguments: execve of strata-rt, its own fork/clone handling). A
+/// kernel filter that refused them would stop strata, so they stay open in
+/// the kernel filters; the `policy` layer still refuses them to the
+/// program. A unit test checks the runtime's sources name no other call.
+pub const STRATA_NEEDS: [&str; 56] = [
+    "read",
+    "write",
+    "open",
+    "close",
+    "fstat",
+    "lseek",
+    "mmap",
+    "mprotect",
+    "munmap",
+    "brk",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "pread64",
+    "pwrite64",
+    "mremap",
+    "madvise",
+    "getpid",
+    "clone",
+    "fork",
+    "vfork",
+    "execve",
+    "exit",
+    "readlink",
+    "getrlimit",
+    "rt_sigpending",
+    "rt_sigtimedwait",
+    "rt_sigsuspend",
+    "sigaltstack",
+    "personality",
+    "prctl",
+    "arch_prctl",
+    "gettid",
+    "futex",
+    "exit_group",
+    "tgkill",
+    "openat",
+    "newfstatat",
+    "readlinkat",
+    "faccessat",
+    "pselect6",
+    "ppoll",
+    "signalfd",
+    "signalfd4",
+    "rt_tgsigqueueinfo",
+    "process_vm_readv",
+    "process_vm_writev",
+    "getrandom",
+    "memfd_create",
+    "execveat",
+    "membarrier",
+    "epoll_pwait",
+    "epoll_pwait2",
+    "clone3",
+    "getdents64",
+    "getsockopt",
+];
+
+/// Also issued by the `policy` layer itself (accept's peer).
+const LAYER_NEEDS: [&str; 1] = ["getpeername"];
+
+/// Always refused (EPERM) while a policy is on.
+const HARDENING: [&str; 35] = [
+    "ptrace",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "bpf",
+    "perf_event_open",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "acct",
+    "unshare",
+    "setns",
+    "add_key",
+    "request_key",
+    "keyctl",
+    "iopl",
+    "ioperm",
+    "quotactl",
+    "lookup_dcookie",
+    "open_tree_attr",
+];
+
+/// Namespace flags clone may not carry.
+const CLONE_NEW: [u64; 8] = [
+    0x0002_0000, // CLONE_NEWNS
+    0x0200_0000, // CLONE_NEWCGROUP
+    0x0400_0000, // CLONE_NEWUTS
+    0x0800_0000, // CLONE_NEWIPC
+    0x1000_0000, // CLONE_NEWUSER
+    0x2000_0000, // CLONE_NEWPID
+    0x4000_0000, // CLONE_NEWNET
+    0x0000_0080, // CLONE_NEWTIME
+];
+
+/// What strata-rt needs to reach under a policy.
+pub struct Needs<'a> {
+    pub runtime: &'a Path,
+    pub session: Option<&'a Path>,
+    /// Files strata-rt reads: the program, its interpreter, extension objects.
+    pub read_files: Vec<PathBuf>,
+}
+
+/// Everything to install in the child.
+pub struct Kernel {
+    filters: Vec<BpfProgram>,
+    rulesets: Vec<OwnedFd>,
+    rlimits: Vec<(i32, u64)>,
+}
+
+fn nr(name: &str) -> Option<i64> {
+    table::by_name(name).map(|e| e.nr as i64)
+}
+
+fn needs(n: u32) -> bool {
+    let name = table::name(n as usize).unwrap_or("");
+    STRATA_NEEDS.contains(&name) || LAYER_NEEDS.contains(&name) || ALWAYS_ALLOWED.contains(&name)
+}
+
+fn bad(p: &str, msg: impl std::fmt::Display) -> PolicyError {
+    PolicyError {
+        policy: p.to_string(),
+        msg: msg.to_string(),
+    }
+}
+
+fn cond(arg: u8, len: Len, cmp: Cmp, v: u64) -> Result<Cond, PolicyError> {
+    Cond::new(arg, len, cmp, v).map_err(|e| bad("(seccomp)", e))
+}
+
+fn rule(c: Vec<Cond>) -> Result<SeccompRule, PolicyError> {
+    SeccompRule::new(c).map_err(|e| bad("(seccomp)", e))
+}
+
+fn compile(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    mismatch: SeccompAction,
+    hit: SeccompAction,
+) -> Result<BpfProgram, PolicyError> {
+    let f = SeccompFilter::new(rules, mismatch, hit, TargetArch::x86_64).map_err(|e| bad("(seccomp)", e))?;
+    BpfProgram::try_from(f).map_err(|e| bad("(seccomp)", e))
+}
+
+/// The hardening filters.
+fn hardening() -> Result<Vec<BpfProgram>, PolicyError> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    for name in HARDENING {
+        if let Some(n) = nr(name) {
+            rules.insert(n, vec![]);
+        }
+    }
+    // clone with a namespace flag.
+    let mut clone = Vec::new();
+    for f in CLONE_NEW {
+        clone.push(rule(vec![cond(0, Len::Qword, Cmp::MaskedEq(f), f)?])?);
+    }
+    rules.insert(libc::SYS_clone, clone);
+    // prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF).
+    rules.insert(
+        libc::SYS_prctl,
+        vec![rule(vec![
+            cond(0, Len::Dword, Cmp::Eq, 59)?,
+            cond(1, Len::Qword, Cmp::Eq, 0)?,
+        ])?],
+    );
+    // Terminal input injection.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            rule(vec![cond(1, Len::Dword, Cmp::Eq, 0x5412)?])?, // TIOCSTI
+            rule(vec![cond(1, Len::Dword, Cmp::Eq, 0x541c)?])?, // TIOCLINUX
+        ],
+    );
+    let eperm = compile(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32))?;
+    let mut c3 = BTreeMap::new();
+    c3.insert(libc::SYS_clone3, vec![]);
+    let enosys = compile(c3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32))?;
+    Ok(vec![eperm, enosys])
+}
+
+/// The seccomp filters of one policy.
+fn filters(p: &Policy) -> Result<Vec<BpfProgram>, PolicyError> {
+    let mut out = Vec::new();
+    // Denied calls, one filter per errno.
+    let mut by_errno: BTreeMap<i32, BTreeMap<i64, Vec<SeccompRule>>> = BTreeMap::new();
+    for (&n, r) in &p.sys {
+        if r.act == Act::Deny && !needs(n) {
+            by_errno.entry(r.errno).or_default().insert(n as i64, vec![]);
+        }
+    }
+    for (e, rules) in by_errno {
+        out.push(compile(rules, SeccompAction::Allow, SeccompAction::Errno(e as u32))?);
+    }
+    // Default deny: an allow-list.
+    if p.default == Act::Deny {
+        let mut allow: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+        for e in table::entries() {
+            let listed = p.sys.get(&e.nr).map(|r| r.act != Act::Deny);
+            if listed == Some(true) || needs(e.nr) {
+                allow.insert(e.nr as i64, vec![]);
+            }
+        }
+        out.push(compile(
+            allow,
+            SeccompAction::Errno(p.errno as u32),
+            SeccompAction::Allow,
+        )?);
+    }
+    // Socket families and types no rule can allow.
+    if let Some(n) = &p.net {
+        let layer = strata_ext_policy::Sandbox::from_policy(parse_compiled(p)?);
+        let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+        let mut sock = Vec::new();
+        for fam in 0u16..46 {
+            let types = [1u64, 2, 3, 5];
+            let denied: Vec<u64> = types
+                .iter()
+                .copied()
+                .filter(|&t| !layer.socket_allowed(fam, t))
+                .collect();
+            if denied.len() == types.len() {
+                sock.push(rule(vec![cond(0, Len::Dword, Cmp::Eq, fam as u64)?])?);
+            } else {
+                for t in denied {
+                    sock.push(rule(vec![
+                        cond(0, Len::Dword, Cmp::Eq, fam as u64)?,
+                        cond(1, Len::Dword, Cmp::MaskedEq(0xf), t)?,
+                    ])?);
+                }
+            }
+        }
+        if !sock.is_empty() {
+            rules.insert(libc::SYS_socketpair, sock.clone());
+            rules.insert(libc::SYS_socket, sock);
+            out.push(compile(
+                rules,
+                SeccompAction::Allow,
+                SeccompAction::Errno(n.errno as u32),
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+fn parse_compiled(p: &Policy) -> Result<strata_ext_policy::spec::Policy, PolicyError> {
+    let mut out = strata_ext_policy::spec::Policy::empty();
+    out.parse_into(&p.compiled())
+        .map_err(|e| bad(&p.name, String::from_utf8_lossy(e.message())))?;
+    Ok(out)
+}
+
+const ABI_USED: ABI = ABI::V5;
+
+fn fs_rights(k: u8) -> BitFlags<AccessFs> {
+    let mut r = BitFlags::empty();
+    if k & kind::READ != 0 {
+        r |= AccessFs::ReadFile | AccessFs::ReadDir;
+    }
+    if k & kind::WRITE != 0 {
+        r |= AccessFs::WriteFile | AccessFs::Truncate;
+    }
+    if k & kind::CREATE != 0 {
+        r |= AccessFs::MakeChar
+            | AccessFs::MakeDir
+            | AccessFs::MakeReg
+            | AccessFs::MakeSock
+            | AccessFs::MakeFifo
+            | AccessFs::MakeBlock
+            | AccessFs::MakeSym
+            | AccessFs::RemoveDir
+            | AccessFs::RemoveFile
+            | AccessFs::Refer;
+    }
+    if k & kind::EXECUTE != 0 {
+        r |= AccessFs::Execute;
+    }
+    r
+}
+
+/// TCP ports operation `o` may use, when the kernel can hold it to them:
+/// the network default denies, and every rule that may allow `o` on an
+/// inet socket names ports (4096 at most in all).
+pub fn tcp_ports(n: &Network, o: u8) -> Option<BTreeSet<u16>> {
+    if n.default != Act::Deny {
+        return None;
+    }
+    let mut ports = BTreeSet::new();
+    for r in &n.rules {
+        let inet = matches!(r.family, 0 | 2 | 10 | FAMILY_IP);
+        if r.act == Act::Deny || r.ops & o == 0 || !inet || r.proto == "udp" {
+            continue;
+        }
+        let (lo, hi) = r.ports?;
+        if ports.len() + (hi - lo) as usize >= 4096 {
+            return None;
+        }
+        ports.extend(lo..=hi);
+    }
+    Some(ports)
+}
+
+/// The Landlock ruleset of one policy.
+fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
+    let err = |e: &dyn std::fmt::Display| {
+        bad(
+            &p.name,
+            format!("the kernel cannot enforce this policy's Landlock rules: {e} (backstop = \"none\" runs it in-process only)"),
+        )
+    };
+    let handled_fs = fs_rights(p.restricted | kind::EXECUTE);
+    let mut handled_net = BitFlags::<AccessNet>::empty();
+    let (mut bind, mut connect) = (None, None);
+    if let Some(n) = &p.net {
+        bind = tcp_ports(n, op::BIND);
+        connect = tcp_ports(n, op::CONNECT);
+        if bind.is_some() {
+            handled_net |= AccessNet::BindTcp;
+        }
+        if connect.is_some() {
+            handled_net |= AccessNet::ConnectTcp;
+        }
+    }
+    let mut rs = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(handled_fs)
+        .map_err(|e| err(&e))?;
+    if !handled_net.is_empty() {
+        rs = rs.handle_access(handled_net).map_err(|e| err(&e))?;
+    }
+    let mut c = rs.create().map_err(|e| err(&e))?;
+    let file_rights = AccessFs::from_file(ABI_USED);
+    let add = |c: landlock::RulesetCreated, path: &Path, rights: BitFlags<AccessFs>| {
+        let rights = rights & handled_fs;
+        let rights = match std::fs::metadata(path) {
+            Ok(m) if !m.is_dir() => rights & file_rights,
+            Ok(_) => rights,
+            Err(e) => return Err(err(&format!("{}: {}", path.display(), crate::preflight::io_text(&e)))),
+        };
+        if rights.is_empty() {
+            return Ok(c);
+        }
+        let fd = PathFd::new(path).map_err(|e| err(&e))?;
+        c.add_rule(PathBeneath::new(fd, rights)).map_err(|e| err(&e))
+    };
+    for r in p.paths.iter().filter(|r| r.act != Act::Deny) {
+        c = add(c, &r.prefix, fs_rights(r.kinds))?;
+    }
+    // What strata-rt itself needs.
+    c = add(c, needs.runtime, AccessFs::Execute | AccessFs::ReadFile)?;
+    if let Some(s) = needs.session {
+        c = add(c, s, AccessFs::ReadFile | AccessFs::WriteFile)?;
+    }
+    for f in &needs.read_files {
+        c = add(c, f, AccessFs::ReadFile.into())?;
+    }
+    c = add(c, Path::new("/proc"), AccessFs::ReadFile | AccessFs::ReadDir)?;
+    for (set, access) in [(bind, AccessNet::BindTcp), (connect, AccessNet::ConnectTcp)] {
+        for port in set.into_iter().flatten() {
+            c = c.add_rule(NetPort::new(port, access)).map_err(|e| err(&e))?;
+        }
+    }
+    let fd: Option<OwnedFd> = c.into();
+    fd.ok_or_else(|| err(&"Landlock is not available"))
+}
+
+impl Kernel {
+    /// Builds the kernel half of `policies` (those whose backstop is not
+    /// `none`, and none in audit mode).
+    pub fn build(policies: &[Policy], needs: &Needs) -> Result<Option<Kernel>, PolicyError> {
+        let active: Vec<&Policy> = policies
+            .iter()
+            .filter(|p| p.backstop != Level::None && !p.audit)
+            .collect();
+        if active.is_empty() {
+            return Ok(None);
+        }
+        let mut k = Kernel {
+            filters: hardening()?,
+            rulesets: Vec::new(),
+            rlimits: Vec::new(),
+        };
+        let mut limits: BTreeMap<i32, u64> = BTreeMap::new();
+        for p in active {
+            k.filters.extend(filters(p)?);
+            k.rulesets.push(landlock(p, needs)?);
+            for (res, v, _) in &p.rlimits {
+                let e = limits.entry(*res).or_insert(*v);
+                *e = (*e).min(*v);
+            }
+        }
+        for (res, v) in limits {
+            let mut cur = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: `cur` is a valid rlimit for getrlimit to fill.
+            unsafe { libc::getrlimit(res as libc::__rlimit_resource_t, &mut cur) };
+            k.rlimits.push((res, v.min(cur.rlim_max)));
+        }
+        Ok(Some(k))
+    }
+
+    /// Installs everything in the calling process. Runs in the child
+    /// between fork and exec: system calls only, no allocation.
+    pub fn install(&self) -> io::Result<()> {
+        for &(res, v) in &self.rlimits {
+            let l = libc::rlimit {
+                rlim_cur: v,
+                rlim_max: v,
+            };
+            // SAFETY: `l` is a valid rlimit for the duration of the call.
+            if unsafe { libc::setrlimit(res as libc::__rlimit_resource_t, &l) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        // SAFETY: prctl with integer arguments.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        for fd in &self.rulesets {
+            // SAFETY: landlock_restrict_self with a ruleset descriptor we own.
+            if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd.as_raw_fd(), 0) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        for f in &self.filters {
+            seccompiler::apply_filter(f).map_err(|e| io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+/// How one rule is enforced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum How {
+    /// Whole, by the kernel (and by the layer, which names the rule).
+    Kernel(&'static str),
+    /// Partly by the kernel; the rest in-process.
+    Partial(String),
+    /// In-process only.
+    InProcess(String),
+}
+
+/// Every rule of `p` and how it is enforced (`strata policy check`).
+pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
+    let mut out = Vec::new();
+    if p.default == Act::Deny {
+        out.push((
+            "policy.default = \"deny\"".to_string(),
+            How::Partial(format!(
+                "seccomp allow-list; the {} calls strata-rt itself makes stay open in the kernel filter",
+                STRATA_NEEDS.len()
+            )),
+        ));
+    }
+    for (&n, r) in &p.sys {
+        let name = table::name(n as usize).unwrap_or("?");
+        let how = match r.act {
+            Act::Deny if needs(n) => How::InProcess(format!("strata-rt itself makes {name}")),
+            Act::Deny => How::Kernel("seccomp"),
+            Act::Log => How::InProcess("logging".into()),
+            Act::Allow => continue,
+        };
+        out.push((format!("{} ({name})", r.label), how));
+    }
+    for r in &p.paths {
+        let how = if r.act != Act::Deny {
+            if r.kinds & kind::EXECUTE != 0 {
+                How::Partial(
+                    "strata loads programs itself, so the check is in-process; the kernel refuses every execve but strata-rt's".into(),
+                )
+            } else {
+                How::Kernel("Landlock")
+            }
+        } else {
+            // Landlock only allows: a denial holds in the kernel where no
+            // allowing prefix covers it.
+            let covered: Vec<&str> = [kind::READ, kind::WRITE, kind::CREATE]
+                .into_iter()
+                .filter(|&k| {
+                    p.restricted & k == 0
+                        || p.paths
+                            .iter()
+                            .any(|a| a.act != Act::Deny && a.kinds & k != 0 && r.prefix.starts_with(&a.prefix))
+                })
+                .map(kind::name)
+                .collect();
+            if covered.is_empty() {
+                How::Kernel("Landlock (no allowing prefix covers it)")
+            } else {
+                How::Partial(format!(
+                    "in-process for {} (Landlock rules can only allow, and an allowing prefix or an unrestricted kind covers it)",
+                    covered.join(", ")
+                ))
+            }
+        };
+        out.push((r.label.clone(), how));
+    }
+    if let Some(n) = &p.net {
+        let (bind, connect) = (tcp_ports(n, op::BIND).is_some(), tcp_ports(n, op::CONNECT).is_some());
+        out.push((
+            format!("network.default = \"{}\"", n.default.as_str()),
+            match (n.default, bind && connect) {
+                (Act::Allow, _) => How::Kernel("nothing to enforce"),
+                (_, true) => How::Partial("seccomp refuses socket families no rule allows; Landlock holds TCP bind and connect to the allowed ports; UDP and addresses in-process".into()),
+                _ => How::Partial("seccomp refuses socket families no rule allows; addresses and ports in-process".into()),
+            },
+        ));
+        for r in &n.rules {
+            let how = if r.net.is_none() && r.ports.is_none() && r.ops == op::ALL {
+                How::Kernel("seccomp (socket family and type)")
+            } else if r.net.is_none()
+                && r.ports.is_some()
+                && r.proto != "udp"
+                && r.act != Act::Deny
+                && (bind || connect)
+            {
+                How::Partial("Landlock holds the TCP ports; other checks in-process".into())
+            } else {
+                How::InProcess("addresses, ports of UDP, and per-operation rules are decided in-process".into())
+            };
+            out.push((r.label.clone(), how));
+        }
+    }
+    if p.max_threads > 0 {
+        out.push((
+            "process.max_threads".into(),
+            How::InProcess("counted in-process from /proc".into()),
+        ));
+    }
+    if p.max_children > 0 {
+        out.push((
+            "process.max_children".into(),
+            How::InProcess("counted in-process from /proc".into()),
+        ));
+    }
+    for (_, _, label) in &p.rlimits {
+        out.push((label.clone(), How::Kernel("setrlimit")));
+    }
+    out
+}

@@ -1,0 +1,113 @@
+use super::*;
+
+fn ok(text: &str) -> Policy {
+    match parse(text, "t.toml", Path::new("/"), false) {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn err(text: &str) -> String {
+    match parse(text, "t.toml", Path::new("/"), false) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn profiles_parse_and_compile() {
+    for (name, _, text) in PROFILES {
+        let p = parse(text, &format!("builtin:{name}"), Path::new("/"), false).unwrap();
+        let mut s = strata_ext_policy::spec::Policy::empty();
+        s.parse_into(&p.compiled()).unwrap();
+    }
+}
+
+#[test]
+fn errors_name_line_and_column() {
+    let e = err("[policy]\ndefault = \"maybe\"\n");
+    assert!(
+        e.contains("line 2, column 11") && e.contains("allow, deny or log"),
+        "{e}"
+    );
+    let e = err("[syscalls]\ndeny = [\"ptrace\", \"nosuchcall\"]\n");
+    assert!(
+        e.contains("line 2, column 19") && e.contains("unknown system call 'nosuchcall'"),
+        "{e}"
+    );
+    let e = err("[syscalls]\nallow = [\"read\"]\ndeny = [\"read\"]\n");
+    assert!(
+        e.contains("line 3") && e.contains("contradictory") && e.contains("line 2"),
+        "{e}"
+    );
+    let e = err("[bogus]\n");
+    assert!(e.contains("line 1") && e.contains("bogus"), "{e}");
+    let e = err("[paths]\nwrite = [\"/no/such/dir\"]\n");
+    assert!(e.contains("line 2") && e.contains("/no/such/dir"), "{e}");
+    let e = err("[paths]\nwrite = [\"/tmp\"]\ndeny = [\"/tmp\"]\n");
+    assert!(e.contains("contradictory"), "{e}");
+    let e = err("[network]\n[[network.rule]]\naction = \"allow\"\nfamily = \"inet\"\naddress = \"::1\"\n");
+    assert!(e.contains("line 5") && e.contains("family"), "{e}");
+    let e = err("[network]\n[[network.rule]]\naction = \"allow\"\nports = \"90-80\"\n");
+    assert!(e.contains("line 4"), "{e}");
+    let e = err("[syscalls]\ndeny = [\"exit_group\"]\n");
+    assert!(e.contains("cannot be denied"), "{e}");
+    let e = err("[policy]\nerrno = \"EWHAT\"\n");
+    assert!(e.contains("unknown errno"), "{e}");
+    let e = err("[syscalls]\ndeny = [\"%nope\"]\n");
+    assert!(e.contains("unknown class"), "{e}");
+    let e = err("[network]\n[[network.rule]]\naction = \"allow\"\nfamily = \"unix\"\n[[network.rule]]\naction = \"deny\"\nfamily = \"unix\"\n");
+    assert!(e.contains("contradictory") && e.contains("line 6"), "{e}");
+}
+
+#[test]
+fn names_override_their_class() {
+    let p = ok("[syscalls]\ndeny = [\"%network\"]\nallow = [\"socket\"]\n");
+    let socket = table::by_name("socket").unwrap().nr;
+    let connect = table::by_name("connect").unwrap().nr;
+    assert_eq!(p.sys[&socket].act, Act::Allow);
+    assert_eq!(p.sys[&connect].act, Act::Deny);
+}
+
+#[test]
+fn default_deny_keeps_the_calls_a_program_needs_to_end() {
+    let p = ok("[policy]\ndefault = \"deny\"\n");
+    let exit = table::by_name("exit_group").unwrap().nr;
+    assert_eq!(p.sys[&exit].act, Act::Allow);
+}
+
+#[test]
+fn tcp_ports_only_when_every_allowing_rule_names_them() {
+    let p = ok("[network]\ndefault = \"deny\"\n[[network.rule]]\naction = \"allow\"\nops = [\"bind\"]\nfamily = \"inet\"\naddress = \"127.0.0.1\"\nports = 8000\n[[network.rule]]\naction = \"allow\"\nfamily = \"unix\"\n");
+    let n = p.net.as_ref().unwrap();
+    assert_eq!(
+        kernel::tcp_ports(n, op::BIND).unwrap().into_iter().collect::<Vec<_>>(),
+        [8000]
+    );
+    assert!(kernel::tcp_ports(n, op::CONNECT).unwrap().is_empty());
+    let p = ok("[network]\ndefault = \"deny\"\n[[network.rule]]\naction = \"allow\"\nfamily = \"inet\"\naddress = \"127.0.0.0/8\"\n");
+    assert!(kernel::tcp_ports(p.net.as_ref().unwrap(), op::CONNECT).is_none());
+}
+
+/// The calls strata-rt's sources name are all in STRATA_NEEDS, so the
+/// kernel filters never refuse strata its own calls.
+#[test]
+fn strata_needs_covers_the_runtime() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/src");
+    let mut missing = Vec::new();
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
+        for piece in text.split("Sysno::").skip(1) {
+            let name: String = piece
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if table::by_name(&name).is_some() && !kernel::STRATA_NEEDS.contains(&name.as_str()) {
+                missing.push(name);
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(missing.is_empty(), "add to STRATA_NEEDS: {missing:?}");
+}
