@@ -25,8 +25,9 @@
 //! 3. **Network** (the firewall): `socket` by family and type; `connect`,
 //!    `bind`, `sendto`/`sendmsg`/`sendmmsg` with an address, by the decoded
 //!    address (family, address in a CIDR, port range, tcp/udp); `accept`
-//!    after the kernel accepted, by the peer address (a refused connection
-//!    is closed before the program sees it). The first matching rule
+//!    after the kernel accepted, by the peer address and the local port it
+//!    came in on (a refused connection is closed before the program sees
+//!    it). The first matching rule
 //!    decides, else the network default.
 //! 4. **Limits**: threads alive in the process, child processes alive
 //!    (`EAGAIN` past them, as the kernel's own limits answer).
@@ -66,6 +67,7 @@ pub mod nr {
     pub const SENDTO: u32 = 44;
     pub const SENDMSG: u32 = 46;
     pub const BIND: u32 = 49;
+    pub const GETSOCKNAME: u32 = 51;
     pub const GETPEERNAME: u32 = 52;
     pub const SOCKETPAIR: u32 = 53;
     pub const GETSOCKOPT: u32 = 55;
@@ -571,9 +573,32 @@ impl Sandbox {
         if g < 0 {
             return r;
         }
-        let Some(peer) = sa.get(..(len as usize).min(128)).and_then(Peer::decode) else {
+        let Some(mut peer) = sa.get(..(len as usize).min(128)).and_then(Peer::decode) else {
             return r;
         };
+        // Ports of an accept rule are the local port the connection came
+        // in on (the server's), not the client's ephemeral one.
+        let mut local = [0u8; 128];
+        let mut llen = 128u32;
+        let g = below.issue(
+            &tmpl,
+            nr::GETSOCKNAME,
+            [
+                r as u64,
+                local.as_mut_ptr() as u64,
+                &mut llen as *mut u32 as u64,
+                0,
+                0,
+                0,
+            ],
+        );
+        if let Some(l) = local
+            .get(..(llen as usize).min(128))
+            .filter(|_| g >= 0)
+            .and_then(Peer::decode)
+        {
+            peer.port = l.port;
+        }
         let proto = match peer.family {
             AF_INET | AF_INET6 => Some(Proto::Tcp),
             _ => None,

@@ -12,7 +12,7 @@
 //! name=TEXT                           the policy's name (file or builtin:NAME)
 //! default=ACT,ERRNO                   calls no sys= item names
 //! audit                               log instead of denying
-//! sys=NR,ACT,ERRNO,LABEL              one call's rule
+//! sys=NR[+NR...],ACT,ERRNO,LABEL     calls' rule
 //! path=KINDS,ACT,ERRNO,PREFIX,LABEL   KINDS: letters r w c x
 //! restrict=KINDS,ERRNO                kinds allowed only where a path= allows them
 //! net=OPS,ACT,ERRNO,FAMILY,ADDR,PORTS,PROTO,LOG,LABEL
@@ -305,14 +305,15 @@ impl Policy {
                     self.default_errno = errno(f[1])?;
                 }
                 "sys" => {
-                    let nr = num(f[0], "number")? as usize;
-                    let label = self.put(f[3])?;
-                    let r = self.sys.get_mut(nr).ok_or_else(|| bad("number", item))?;
-                    *r = SysRule {
+                    let rule = SysRule {
                         act: act_of(f[1])?,
                         errno: errno(f[2])?,
-                        label,
+                        label: self.put(f[3])?,
                     };
+                    for n in f[0].split('+') {
+                        let nr = num(n, "number")? as usize;
+                        *self.sys.get_mut(nr).ok_or_else(|| bad("number", item))? = rule;
+                    }
                 }
                 "path" => {
                     let kinds = letters(

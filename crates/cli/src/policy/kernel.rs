@@ -109,8 +109,8 @@ pub const STRATA_NEEDS: [&str; 56] = [
     "getsockopt",
 ];
 
-/// Also issued by the `policy` layer itself (accept's peer).
-const LAYER_NEEDS: [&str; 1] = ["getpeername"];
+/// Also issued by the `policy` layer itself (accept's peer and port).
+const LAYER_NEEDS: [&str; 2] = ["getpeername", "getsockname"];
 
 /// Always refused (EPERM) while a policy is on.
 const HARDENING: [&str; 35] = [

@@ -372,7 +372,10 @@ pub fn parse(text: &str, source: &str, base: &Path, audit: bool) -> Result<Polic
     let cx = Ctx { text, source, base };
     let f: FileToml = match toml::from_str(text) {
         Ok(f) => f,
-        Err(e) => return cx.err(e.span().map(|s| s.start), e.message()),
+        Err(e) => {
+            let msg = e.message().lines().next().unwrap_or("").trim_end().to_string();
+            return cx.err(e.span().map(|s| s.start), msg);
+        }
     };
     let mut p = Policy {
         name: source.to_string(),
@@ -861,14 +864,16 @@ impl Policy {
         if self.audit {
             s.push_str(";audit");
         }
+        // Calls with the same rule go in one item.
+        let mut groups: BTreeMap<(&str, i32, &str), Vec<String>> = BTreeMap::new();
         for (nr, r) in &self.sys {
-            let _ = write!(
-                s,
-                ";sys={nr},{},{},{}",
-                r.act.as_str(),
-                r.errno,
-                pct(r.label.as_bytes())
-            );
+            groups
+                .entry((r.act.as_str(), r.errno, r.label.as_str()))
+                .or_default()
+                .push(nr.to_string());
+        }
+        for ((act, errno, label), nrs) in groups {
+            let _ = write!(s, ";sys={},{act},{errno},{}", nrs.join("+"), pct(label.as_bytes()));
         }
         if self.restricted != 0 {
             let _ = write!(s, ";restrict={},{}", kinds_text(self.restricted), self.errno);
