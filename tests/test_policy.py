@@ -405,3 +405,17 @@ def test_profiles_keep_ordinary_programs_working(tmp):
     r = strata("--policy", "builtin:read-only-fs", "--policy", "builtin:no-network", "--", PY, "-c",
                "import json, subprocess; print(json.dumps(subprocess.run(['echo','x'],capture_output=True).stdout.decode()))")
     assert r.status == 0 and r.stdout == b'"x\\n"\n', r.show()
+
+
+def test_only_listed_programs_may_be_executed(tmp):
+    sh = os.path.realpath("/bin/sh")
+    echo = os.path.realpath(shutil.which("echo"))
+    pol = write(tmp / "p.toml", f"""\
+        [paths]
+        execute = ["{sh}", "{echo}"]
+        """)
+    r = strata("--policy", str(pol), "--", "/bin/sh", "-c", "echo one; ls / >/dev/null; echo status=$?")
+    assert r.stdout == b"one\nstatus=126\n", r.show()
+    assert b"deny execve(" in r.stderr and b"[execute " in r.stderr and b"by paths.execute" in r.stderr, r.show()
+    n = run(["/bin/sh", "-c", "echo one; ls / >/dev/null; echo status=$?"])
+    assert n.stdout == b"one\nstatus=0\n"

@@ -52,7 +52,7 @@ pub struct Cli {
 pub enum Command {
     /// Run PROGRAM with ARGS under strata.
     #[command(after_help = AFTER_HELP)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check a sandbox policy, or show a ready profile.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -187,6 +187,7 @@ impl Cli {
         let m = Cli::command().try_get_matches_from(args)?;
         let mut cli = Cli::from_arg_matches(&m)?;
         if let (Command::Run(r), Some(("run", sub))) = (&mut cli.command, m.subcommand()) {
+            let r = &mut **r;
             r.order = layer_order(sub);
         }
         Ok(cli)
@@ -223,7 +224,7 @@ mod tests {
         let mut v = vec!["strata", "run"];
         v.extend_from_slice(args);
         Cli::parse_ordered(v).map(|c| match c.command {
-            Command::Run(r) => r,
+            Command::Run(r) => *r,
             Command::Policy(_) => panic!("not run"),
         })
     }

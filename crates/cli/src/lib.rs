@@ -137,7 +137,7 @@ where
         }
     };
     let result = match cli.command {
-        args::Command::Run(run_args) => run(run_args),
+        args::Command::Run(run_args) => run(*run_args),
         args::Command::Policy(c) => policy_command(c),
     };
     match result {

@@ -399,6 +399,12 @@ impl Sandbox {
                     continue;
                 }
                 let v = self.path_verdict(bit, path);
+                // A file that does not exist cannot be read, written or run:
+                // the kernel answers (ENOENT), as it does under Landlock, and
+                // a shell's PATH search goes on as natively.
+                if v.act == Act::Deny && bit != kind::CREATE && !exists(c, below, path) {
+                    continue;
+                }
                 let mut d = Detail::new();
                 let _ = write!(d, " [{} ", kind::name(bit));
                 d.bytes(path);
@@ -683,7 +689,7 @@ fn exists(c: &Call, below: &Below, path: &[u8]) -> bool {
 
 /// Reads a small /proc file (straight to the kernel: strata's own business)
 /// into `buf`; the bytes read.
-fn read_small(path: &'static [u8], buf: &mut [u8]) -> usize {
+fn read_small(path: &'static core::ffi::CStr, buf: &mut [u8]) -> usize {
     let fd = strata_ext::raw_syscall(nr::OPEN, [path.as_ptr() as u64, 0o2000000, 0, 0, 0, 0]);
     if fd < 0 {
         return 0;
@@ -707,7 +713,7 @@ fn read_small(path: &'static [u8], buf: &mut [u8]) -> usize {
 /// Threads alive in this process (`Threads:` of /proc/self/status).
 fn count_threads() -> usize {
     let mut buf = [0u8; 2048];
-    let n = read_small(b"/proc/self/status\0", &mut buf);
+    let n = read_small(c"/proc/self/status", &mut buf);
     let text = buf.get(..n).unwrap_or(&[]);
     let key = b"\nThreads:";
     let Some(at) = text.windows(key.len()).position(|w| w == key) else {
@@ -725,7 +731,7 @@ fn count_threads() -> usize {
 fn count_children() -> usize {
     let fd = strata_ext::raw_syscall(
         nr::OPEN,
-        [b"/proc/self/task\0".as_ptr() as u64, 0o2200000, 0, 0, 0, 0], // O_DIRECTORY|O_CLOEXEC
+        [c"/proc/self/task".as_ptr() as u64, 0o2200000, 0, 0, 0, 0], // O_DIRECTORY|O_CLOEXEC
     );
     if fd < 0 {
         return 0;

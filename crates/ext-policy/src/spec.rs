@@ -244,6 +244,7 @@ impl Policy {
     }
 
     /// Percent-decodes `s` into the text pool.
+    #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
     fn put(&mut self, s: &str) -> Result<Span, InitError> {
         let at = self.used;
         let b = s.as_bytes();
