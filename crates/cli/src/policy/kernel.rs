@@ -494,7 +494,12 @@ impl Kernel {
             }
         }
         for f in &self.filters {
-            seccompiler::apply_filter(f).map_err(|e| io::Error::other(e.to_string()))?;
+            // The errors carry the errno; none is formatted here (no
+            // allocation between fork and exec).
+            seccompiler::apply_filter(f).map_err(|e| match e {
+                seccompiler::Error::Prctl(e) | seccompiler::Error::Seccomp(e) => e,
+                _ => io::Error::from_raw_os_error(libc::EINVAL),
+            })?;
         }
         Ok(())
     }
@@ -532,6 +537,21 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
             Act::Allow => continue,
         };
         out.push((format!("{} ({name})", r.label), how));
+    }
+    for k in [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE] {
+        if p.restricted & k == 0 {
+            continue;
+        }
+        let n = p
+            .paths
+            .iter()
+            .filter(|r| r.act != Act::Deny && r.kinds & k != 0)
+            .count();
+        let how = match k {
+            kind::EXECUTE => How::Partial("checked in-process; the kernel refuses every execve but strata-rt's".into()),
+            _ => How::Kernel("Landlock handles this access"),
+        };
+        out.push((format!("paths.{} (only under its {n} prefixes)", kind::name(k)), how));
     }
     for r in &p.paths {
         let how = if r.act != Act::Deny {
