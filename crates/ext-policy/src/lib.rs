@@ -355,6 +355,15 @@ impl Sandbox {
         })
     }
 
+    /// Kinds a path rule or a restriction speaks about.
+    fn relevant_kinds(&self) -> u8 {
+        self.p
+            .paths
+            .iter()
+            .take(self.p.npaths)
+            .fold(self.p.restricted, |k, r| k | r.kinds)
+    }
+
     /// Checks every path operand of `c`.
     fn paths(&self, c: &Call, below: &Below) -> Option<i64> {
         let fs = StackFs { template: c, below };
@@ -369,7 +378,10 @@ impl Sandbox {
                 Ok(x) => x,
                 Err(e) => return Some(e),
             };
-            if k == 0 && !creat {
+            // Only kinds some rule speaks about need the path resolved (a
+            // read-only-fs policy leaves reads alone: most opens).
+            let relevant = self.relevant_kinds();
+            if k & relevant == 0 && !(creat && relevant & kind::CREATE != 0) {
                 continue;
             }
             // An unreadable or empty path: the kernel answers (EFAULT,
