@@ -80,6 +80,7 @@ pub mod nr {
     pub const SENDMMSG: u32 = 307;
     pub const EXECVEAT: u32 = 322;
     pub const OPENAT2: u32 = 437;
+    pub const MEMFD_CREATE: u32 = 319;
     pub const CLONE3: u32 = 435;
     pub const READ: u32 = 0;
     pub const GETDENTS64: u32 = 217;
@@ -176,6 +177,9 @@ impl Extension for Sandbox {
                 i.insert(n);
             }
         }
+        if p.seal_memfd {
+            i.insert(nr::MEMFD_CREATE);
+        }
         i
     }
 
@@ -206,6 +210,9 @@ impl Extension for Sandbox {
             if let Some(r) = self.limits(c) {
                 return r;
             }
+        }
+        if self.p.seal_memfd && c.nr == nr::MEMFD_CREATE {
+            return self.memfd(c, below);
         }
         below.call(c)
     }
@@ -632,6 +639,31 @@ impl Sandbox {
             }
             None => r,
         }
+    }
+
+    /// memfd_create under a kernel backstop: a memfd could be executed
+    /// with execveat outside strata (Landlock does not see memfds), so it is
+    /// made not executable (MFD_NOEXEC_SEAL), and one asked for as
+    /// executable (MFD_EXEC) is refused. The seccomp filter refuses
+    /// memfd_create without the flag.
+    fn memfd(&self, c: &mut Call, below: &Below) -> i64 {
+        const MFD_NOEXEC_SEAL: u64 = 8;
+        const MFD_EXEC: u64 = 0x10;
+        let flags = c.args[1];
+        if flags & MFD_EXEC != 0 {
+            let v = Verdict {
+                act: Act::Deny,
+                errno: 13,
+                rule: Rule::Text("the kernel backstop (an executable memfd could run outside strata)"),
+            };
+            if let Some(r) = self.enforce(c, v, &[]) {
+                return r;
+            }
+            return below.call(c);
+        }
+        let mut args = c.args;
+        args[1] = flags | MFD_NOEXEC_SEAL;
+        below.call_with_args(c, args)
     }
 
     /// clone, clone3, fork, vfork against the thread and child limits.

@@ -77,8 +77,21 @@ pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u
     const MFD_CLOEXEC: usize = 1;
     const O_CLOEXEC: u64 = 0o2000000;
     let mfd_flags = if flags & O_CLOEXEC != 0 { MFD_CLOEXEC } else { 0 };
+    // Not executable (a sandbox policy's seccomp filter refuses memfds that
+    // could be: they can be run outside strata); kernels before 6.3 do not
+    // know the flag.
+    const MFD_NOEXEC_SEAL: usize = 8;
     // SAFETY: memfd_create with a static NUL-terminated name.
-    let fd = unsafe { sys::sc(Sysno::memfd_create, &[c"strata-proc".as_ptr() as usize, mfd_flags]) };
+    let mut fd = unsafe {
+        sys::sc(
+            Sysno::memfd_create,
+            &[c"strata-proc".as_ptr() as usize, mfd_flags | MFD_NOEXEC_SEAL],
+        )
+    };
+    if fd == -(sys::EINVAL as isize) {
+        // SAFETY: as above.
+        fd = unsafe { sys::sc(Sysno::memfd_create, &[c"strata-proc".as_ptr() as usize, mfd_flags]) };
+    }
     let Ok(fd) = sys::check(fd) else { return fd };
     let mut off = 0;
     while off < len {

@@ -163,6 +163,44 @@ const CLONE_NEW: [u64; 8] = [
     0x0000_0080, // CLONE_NEWTIME
 ];
 
+/// Calls that change a file's attributes.
+pub const SETATTR: [&str; 20] = [
+    "chmod",
+    "fchmod",
+    "fchmodat",
+    "fchmodat2",
+    "chown",
+    "fchown",
+    "lchown",
+    "fchownat",
+    "utime",
+    "utimes",
+    "futimesat",
+    "utimensat",
+    "setxattr",
+    "lsetxattr",
+    "fsetxattr",
+    "removexattr",
+    "lremovexattr",
+    "fremovexattr",
+    "setxattrat",
+    "removexattrat",
+];
+
+/// Whether the policy restricts writing and allows it only on device
+/// files and under /dev/pts: then attribute changes are refused by seccomp.
+pub fn metadata_locked(p: &Policy) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    p.restricted & kind::WRITE != 0
+        && p.paths
+            .iter()
+            .filter(|r| r.act != Act::Deny && r.kinds & kind::WRITE != 0)
+            .all(|r| {
+                r.prefix == Path::new("/dev/pts")
+                    || std::fs::metadata(&r.prefix).is_ok_and(|m| m.file_type().is_char_device())
+            })
+}
+
 /// What strata-rt needs to reach under a policy.
 pub struct Needs<'a> {
     pub runtime: &'a Path,
@@ -233,6 +271,12 @@ fn hardening() -> Result<Vec<BpfProgram>, PolicyError> {
             cond(1, Len::Qword, Cmp::Eq, 0)?,
         ])?],
     );
+    // A memfd that could be executed: execveat would run it outside strata
+    // (Landlock does not see memfds); the layer adds MFD_NOEXEC_SEAL.
+    rules.insert(
+        libc::SYS_memfd_create,
+        vec![rule(vec![cond(1, Len::Dword, Cmp::MaskedEq(8), 0)?])?],
+    );
     // Terminal input injection.
     rules.insert(
         libc::SYS_ioctl,
@@ -274,6 +318,23 @@ fn filters(p: &Policy) -> Result<Vec<BpfProgram>, PolicyError> {
             allow,
             SeccompAction::Errno(p.errno as u32),
             SeccompAction::Allow,
+        )?);
+    }
+    // Attribute changes (chmod, chown, utimes, xattrs): no Landlock right
+    // covers them. When the policy lets nothing but device files be
+    // written, seccomp refuses them outright; otherwise they are checked
+    // in-process only.
+    if metadata_locked(p) {
+        let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+        for name in SETATTR {
+            if let Some(n) = nr(name) {
+                rules.insert(n, vec![]);
+            }
+        }
+        out.push(compile(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(p.errno as u32),
         )?);
     }
     // Socket families and types no rule can allow.
@@ -549,13 +610,24 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
             .count();
         let how = match k {
             kind::EXECUTE => How::Partial("checked in-process; the kernel refuses every execve but strata-rt's".into()),
+            kind::WRITE if metadata_locked(p) => How::Kernel(
+                "Landlock handles this access; seccomp refuses attribute changes (only devices are writable)",
+            ),
+            kind::WRITE => How::Partial(
+                "Landlock handles opening for writing and truncating; attribute changes are checked in-process only"
+                    .into(),
+            ),
             _ => How::Kernel("Landlock handles this access"),
         };
         out.push((format!("paths.{} (only under its {n} prefixes)", kind::name(k)), how));
     }
     for r in &p.paths {
         let how = if r.act != Act::Deny {
-            if r.kinds & kind::EXECUTE != 0 {
+            if r.kinds & kind::WRITE != 0 && !metadata_locked(p) {
+                How::Partial(
+                    "Landlock holds opening for writing and truncating; changing attributes (chmod, chown, utimes, xattrs) is checked in-process only (no Landlock right covers it)".into(),
+                )
+            } else if r.kinds & kind::EXECUTE != 0 {
                 How::Partial(
                     "strata loads programs itself, so the check is in-process; the kernel refuses every execve but strata-rt's".into(),
                 )

@@ -863,6 +863,8 @@ impl Policy {
         );
         if self.audit {
             s.push_str(";audit");
+        } else if self.backstop != Backstop::None {
+            s.push_str(";sealmemfd");
         }
         // Calls with the same rule go in one item.
         let mut groups: BTreeMap<(&str, i32, &str), Vec<String>> = BTreeMap::new();
