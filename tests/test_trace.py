@@ -107,6 +107,10 @@ def _restart_after_handler(task, lines):
     return out + [h + " = ?" for h in held]
 
 
+def _drop_nointr_restarts(task, lines):
+    return [l for l in lines if not re.search(r"= \? ERESTARTNOINTR \(To be restarted\)$", l)]
+
+
 KNOWN_DIFFERENCES = [
     ("strace prints the execve that starts the traced program (the first line of "
      "task 1); under strata the initial image is loaded by strata itself, so the "
@@ -119,6 +123,12 @@ KNOWN_DIFFERENCES = [
      "rt_sigreturn, with the result the program gets (the one strace shows for "
      "rt_sigreturn, e.g. -1 EINTR). strace's line is moved there with that result",
      "strace", _restart_after_handler),
+    ("a call a signal interrupts that the kernel restarts by itself (SIGCHLD "
+     "during a shell's clone: `= ? ERESTARTNOINTR (To be restarted)`): strace "
+     "prints the interrupted attempt and then the call again; the restart happens "
+     "inside strata's re-issue, so strata prints the call once. strace's "
+     "interrupted attempt is dropped",
+     "strace", _drop_nointr_restarts),
 ]
 
 
