@@ -379,7 +379,7 @@ def victim_session():
     """Another strata session (no policy) of the same user, and its session file."""
     p = subprocess.Popen([str(STRATA), "run", "--ext", "count", "-o", "/dev/null", "--", "sleep", "60"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    pattern = os.path.join(tempfile.gettempdir(), f"strata-count.{p.pid}.*")
+    pattern = os.path.join(tempfile.gettempdir(), f"strata-{os.geteuid()}", f"strata-count.{p.pid}.*")
     files = []
     for _ in range(100):
         files = glob.glob(pattern)
@@ -410,19 +410,25 @@ def test_other_sessions_under_read_only_fs(built, policy_supported, victim_sessi
     blocked(Attack("session_files"), r)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (docs/policy.md, Limits): a policy that allows writing the "
-                                       "directory where strata sessions keep their files lets the program write other "
-                                       "sessions' files of the same user; follow-up: session state passed by descriptor")
 def test_other_sessions_under_a_policy_that_writes_tmp(built, policy_supported, victim_session, scratch):
     """A policy that lets the program write the temporary directory (as a build's
-    does) must still not let it write another strata session's file: that file's
-    site cache tells the other session's processes, outside this sandbox, which
-    instructions to rewrite and how."""
+    might) must not let it write another strata session's file: that file's site
+    cache tells the other session's processes, outside this sandbox, which
+    instructions to rewrite and how. strata refuses such a policy before the
+    program starts (exit 2, naming the rule and the directory); a policy that
+    allows a directory below /tmp runs, and the attack fails there."""
     tmp = tempfile.gettempdir()
     policy = scratch / "tmp.toml"
     policy.write_text(f'[paths]\nwrite = ["{tmp}"]\ncreate = ["{tmp}"]\n\n[network]\ndefault = "deny"\n')
     r = go([STRATA, "run", "--policy", policy, "--", built["session_files"], victim_session])
-    blocked(Attack("session_files"), r)
+    assert r.status == 2 and b"paths.write[0]" in r.stderr and f"strata-{os.geteuid()}".encode() in r.stderr, r.show()
+    sub = Path(tempfile.mkdtemp(prefix="strata-adv-build."))
+    try:
+        policy.write_text(f'[paths]\nwrite = ["{sub}"]\ncreate = ["{sub}"]\n\n[network]\ndefault = "deny"\n')
+        r = go([STRATA, "run", "--policy", policy, "--", built["session_files"], victim_session])
+        blocked(Attack("session_files"), r)
+    finally:
+        shutil.rmtree(sub, ignore_errors=True)
 
 
 # ------------------------------------------------------------------ as nobody

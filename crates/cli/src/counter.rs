@@ -43,6 +43,41 @@ pub fn temp_dir(tmpdir: Option<OsString>) -> PathBuf {
     }
 }
 
+/// Where this user's session files live: `strata-UID` in the temporary
+/// directory, private to the user (mode 0700). A sandbox policy may not
+/// allow writing there (see `crate::policy`): other strata sessions of the
+/// user keep their state (trace ring, site cache) in it.
+pub fn session_dir_path(tmp: &Path) -> PathBuf {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    tmp.join(format!("strata-{uid}"))
+}
+
+/// [`session_dir_path`], created if missing; refused if it is not a
+/// directory of this user that only this user can reach.
+pub fn session_dir(tmp: &Path) -> Result<PathBuf, CounterError> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let dir = session_dir_path(tmp);
+    let err = |reason: String| CounterError {
+        dir: dir.clone(),
+        reason,
+    };
+    match fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(err(crate::preflight::io_text(&e))),
+    }
+    let m = fs::symlink_metadata(&dir).map_err(|e| err(crate::preflight::io_text(&e)))?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
+        return Err(err(format!(
+            "not a private directory of this user (it must be a directory owned by uid {uid} with mode 0700)"
+        )));
+    }
+    Ok(dir)
+}
+
 impl CounterFile {
     /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
     /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
@@ -150,6 +185,17 @@ mod tests {
         let d = TempDir::new("counter2");
         let e = CounterFile::create(&d.path().join("missing")).unwrap_err();
         assert!(e.to_string().ends_with("missing: No such file or directory"), "{e}");
+    }
+
+    #[test]
+    fn session_dir_is_private() {
+        let base = crate::testutil::TempDir::new("sdir");
+        let d = session_dir(base.path()).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(session_dir(base.path()).unwrap(), d);
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(session_dir(base.path()).is_err());
     }
 
     #[test]

@@ -332,6 +332,14 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         return Err(Error::Usage("missing PROGRAM; try 'strata --help'".to_string()));
     };
     let stack = layers::from_args(&a)?;
+    // The program may not write where this user's other strata sessions
+    // keep their state by default (/tmp/strata-UID). (This run's own
+    // directory may be writable when TMPDIR points into the sandbox's
+    // writable tree: the program can then disturb only its own session.)
+    let session_dirs = [counter::session_dir_path(&counter::temp_dir(None))];
+    for p in policies.iter().filter(|p| !p.audit) {
+        policy::check_session_dirs(p, &session_dirs)?;
+    }
     let count = stack.iter().any(|l| l.is_builtin("count"));
     let logs = stack.iter().any(|l| l.is_builtin("policy"));
     let trace = stack.iter().any(|l| {
@@ -372,7 +380,7 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
     let session = match stack.is_empty() && !a.fast_stats && !rewrite {
         true => None,
         false => Some(CounterFile::create_session(
-            &counter::temp_dir(std::env::var_os("TMPDIR")),
+            &counter::session_dir(&counter::temp_dir(std::env::var_os("TMPDIR")))?,
             if stack.is_empty() { 0 } else { counts::RING_DEFAULT },
             if rewrite { counts::SITE_CACHE_DEFAULT } else { 0 },
         )?),

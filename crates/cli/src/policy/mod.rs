@@ -822,6 +822,41 @@ fn network(cx: &Ctx, n: &NetToml, errno: i32) -> Result<Network, PolicyError> {
     Ok(net)
 }
 
+/// Refuses a policy that lets the program write or create where strata
+/// sessions keep their state (`dirs`): the program could change other
+/// sessions' trace rings and site caches (the site cache tells their
+/// processes which code to rewrite).
+pub fn check_session_dirs(p: &Policy, dirs: &[PathBuf]) -> Result<(), PolicyError> {
+    for r in p
+        .paths
+        .iter()
+        .filter(|r| r.act != Act::Deny && r.kinds & (kind::WRITE | kind::CREATE) != 0)
+    {
+        // Compare canonical paths (a prefix is canonical; the directory may
+        // not exist yet, then its parent is).
+        for d in dirs {
+            let canon = std::fs::canonicalize(d)
+                .or_else(|_| {
+                    let parent = d.parent().unwrap_or(Path::new("/"));
+                    std::fs::canonicalize(parent).map(|c| c.join(d.file_name().unwrap_or_default()))
+                })
+                .unwrap_or_else(|_| d.clone());
+            if canon.starts_with(&r.prefix) {
+                return Err(PolicyError {
+                    policy: p.name.clone(),
+                    msg: format!(
+                        "{} would let the program write {}, where this user's strata sessions keep their state (trace rings, site caches); allow a directory below it instead (e.g. {}/build), and point TMPDIR there",
+                        r.label,
+                        canon.display(),
+                        r.prefix.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 // ---- the compiled form ---------------------------------------------------------
 
 /// Percent-encodes `b` for the compiled form.
