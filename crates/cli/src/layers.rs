@@ -211,7 +211,7 @@ pub fn manifest(path: &Path) -> Result<Vec<Layer>, LayerError> {
 }
 
 /// `line L, column C` of byte offset `at` in `text` (1-based).
-fn position(text: &str, at: usize) -> String {
+pub fn position(text: &str, at: usize) -> String {
     let before = &text[..at.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let col = before

@@ -182,6 +182,14 @@ fn hexval(c: u8) -> Option<u8> {
     }
 }
 
+/// The letters of access kinds in the compiled form.
+const KIND_LETTERS: [(u8, u8); 4] = [
+    (b'r', kind::READ),
+    (b'w', kind::WRITE),
+    (b'c', kind::CREATE),
+    (b'x', kind::EXECUTE),
+];
+
 fn letters(s: &str, set: &[(u8, u8)]) -> Option<u8> {
     let mut v = 0;
     for c in s.bytes() {
@@ -323,17 +331,9 @@ impl Policy {
                     }
                 }
                 "path" => {
-                    let kinds = letters(
-                        f[0],
-                        &[
-                            (b'r', kind::READ),
-                            (b'w', kind::WRITE),
-                            (b'c', kind::CREATE),
-                            (b'x', kind::EXECUTE),
-                        ],
-                    )
-                    .filter(|&k| k != 0)
-                    .ok_or_else(|| bad("kinds", item))?;
+                    let kinds = letters(f[0], &KIND_LETTERS)
+                        .filter(|&k| k != 0)
+                        .ok_or_else(|| bad("kinds", item))?;
                     let (a, e) = (act_of(f[1])?, errno(f[2])?);
                     let prefix = self.put(f[3])?;
                     if self.text(prefix).first() != Some(&b'/') {
@@ -354,16 +354,7 @@ impl Policy {
                     self.npaths += 1;
                 }
                 "restrict" => {
-                    self.restricted = letters(
-                        f[0],
-                        &[
-                            (b'r', kind::READ),
-                            (b'w', kind::WRITE),
-                            (b'c', kind::CREATE),
-                            (b'x', kind::EXECUTE),
-                        ],
-                    )
-                    .ok_or_else(|| bad("kinds", item))?;
+                    self.restricted = letters(f[0], &KIND_LETTERS).ok_or_else(|| bad("kinds", item))?;
                     self.restrict_errno = errno(f[1])?;
                 }
                 "net" => {

@@ -30,6 +30,8 @@ use strata_ext_policy::spec::{kind, op, FAMILY_IP};
 use strata_syscall_table as table;
 use toml::Spanned;
 
+use crate::layers::position;
+
 /// The ready profiles: name, what it is, its TOML.
 pub const PROFILES: [(&str, &str, &str); 3] = [
     (
@@ -233,17 +235,6 @@ struct ResToml {
     max_memory: Option<Spanned<toml::Value>>,
     max_cpu_seconds: Option<Spanned<toml::Value>>,
     max_core_size: Option<Spanned<toml::Value>>,
-}
-
-/// `line L, column C` of byte offset `at` in `text` (1-based).
-fn position(text: &str, at: usize) -> String {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rfind('\n')
-        .map_or(before.chars().count(), |i| before[i + 1..].chars().count())
-        + 1;
-    format!("line {line}, column {col}")
 }
 
 /// Errno names a policy may use.
