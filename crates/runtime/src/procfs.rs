@@ -88,7 +88,7 @@ pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u
             &[c"strata-proc".as_ptr() as usize, mfd_flags | MFD_NOEXEC_SEAL],
         )
     };
-    if fd == -(sys::EINVAL as isize) {
+    if fd == -sys::EINVAL {
         // SAFETY: as above.
         fd = unsafe { sys::sc(Sysno::memfd_create, &[c"strata-proc".as_ptr() as usize, mfd_flags]) };
     }
