@@ -419,3 +419,31 @@ def test_only_listed_programs_may_be_executed(tmp):
     assert b"deny execve(" in r.stderr and b"[execute " in r.stderr and b"by paths.execute" in r.stderr, r.show()
     n = run(["/bin/sh", "-c", "echo one; ls / >/dev/null; echo status=$?"])
     assert n.stdout == b"one\nstatus=0\n"
+
+
+def test_resources_are_kernel_limits(tmp):
+    pol = write(tmp / "p.toml", """\
+        [resources]
+        max_open_files = 64
+        max_file_size = "4K"
+        """)
+    prog = textwrap.dedent(f"""\
+        import resource, os, signal
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        print(resource.getrlimit(resource.RLIMIT_NOFILE))
+        fds = []
+        try:
+            while True: fds.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError as e:
+            print("EMFILE" if e.errno == 24 else e)
+        for fd in fds: os.close(fd)
+        try:
+            with open("{tmp}/big", "wb") as f: f.write(b"x" * 8192)
+        except OSError as e:
+            print("EFBIG" if e.errno == 27 else e)
+        """)
+    r = strata("--policy", str(pol), "--", PY, "-c", prog)
+    assert r.stdout == b"(64, 64)\nEMFILE\nEFBIG\n", r.show()
+    assert (tmp / "big").stat().st_size == 4096
+    out = run([str(STRATA), "policy", "check", str(pol)]).stdout.decode()
+    assert "resources.max_open_files: kernel: setrlimit" in out, out
