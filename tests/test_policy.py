@@ -447,3 +447,14 @@ def test_resources_are_kernel_limits(tmp):
     assert (tmp / "big").stat().st_size == 4096
     out = run([str(STRATA), "policy", "check", str(pol)]).stdout.decode()
     assert "resources.max_open_files: kernel: setrlimit" in out, out
+
+
+def test_fast_path_stays_on_under_a_write_restricting_policy(tmp):
+    """Landlock closes /proc/self/mem to strata under read-only-fs; code is still
+    rewritten as it is loaded (trampolines go to fresh pool pages), so calls
+    do not fall back to the trap path."""
+    import re
+    r = strata("--fast-stats", "--policy", "builtin:read-only-fs", "--", "ls", "/")
+    m = re.search(rb"(\d+) trapped \(([\d.]+)% of (\d+)\); (\d+) sites rewritten", r.stderr)
+    assert r.status == 0 and m, r.show()
+    assert int(m[4]) > 100 and float(m[2]) < 10, r.show()

@@ -7,6 +7,11 @@ static TEXT_LO: AtomicUsize = AtomicUsize::new(0);
 static TEXT_HI: AtomicUsize = AtomicUsize::new(0);
 static IMAGE_LO: AtomicUsize = AtomicUsize::new(0);
 static IMAGE_HI: AtomicUsize = AtomicUsize::new(0);
+/// Our PT_LOAD segments, page-rounded: the image range can have holes
+/// between them (a segment starting on a new page), where the kernel may
+/// place the program's mappings.
+const MAX_SEGS: usize = 8;
+static SEGS: [[AtomicUsize; 2]; MAX_SEGS] = [const { [const { AtomicUsize::new(0) }; 2] }; MAX_SEGS];
 
 const DT_NULL: u64 = 0;
 const DT_RELA: u64 = 7;
@@ -72,6 +77,7 @@ pub unsafe fn init(base: usize) {
         let phoff = *((base + 32) as *const u64) as usize;
         let phnum = *((base + 56) as *const u16) as usize;
         let (mut tlo, mut thi, mut ilo, mut ihi) = (usize::MAX, 0, usize::MAX, 0);
+        let mut nseg = 0usize;
         for i in 0..phnum {
             let ph = (base + phoff + i * 56) as *const u32;
             if *ph != 1 {
@@ -84,6 +90,13 @@ pub unsafe fn init(base: usize) {
             let hi = (base + vaddr + memsz + 4095) & !4095;
             ilo = ilo.min(lo);
             ihi = ihi.max(hi);
+            if let Some(seg) = SEGS.get(nseg.min(MAX_SEGS - 1)) {
+                // (More than MAX_SEGS segments: the last slot covers the rest.)
+                let l = seg[0].load(Ordering::Relaxed);
+                seg[0].store(if l == 0 { lo } else { l.min(lo) }, Ordering::Relaxed);
+                seg[1].store(seg[1].load(Ordering::Relaxed).max(hi), Ordering::Relaxed);
+            }
+            nseg += 1;
             if flags & 1 != 0 {
                 tlo = tlo.min(lo);
                 thi = thi.max(hi);
@@ -114,5 +127,12 @@ pub fn overlaps_image(addr: usize, len: usize) -> bool {
     let lo = IMAGE_LO.load(Ordering::Relaxed);
     let hi = IMAGE_HI.load(Ordering::Relaxed);
     let end = addr.saturating_add(len.max(1));
-    addr < hi && end > lo
+    if !(addr < hi && end > lo) {
+        return false;
+    }
+    // Inside the range: a segment, or a hole between two.
+    SEGS.iter().any(|s| {
+        let (l, h) = (s[0].load(Ordering::Relaxed), s[1].load(Ordering::Relaxed));
+        h != 0 && addr < h && end > l
+    })
 }

@@ -251,6 +251,11 @@ const MAX_POOLS: usize = 64;
 /// Each pool: base, next free byte.
 static POOLS: [[AtomicUsize; 2]; MAX_POOLS] = [const { [const { AtomicUsize::new(0) }; 2] }; MAX_POOLS];
 static NPOOLS: AtomicUsize = AtomicUsize::new(0);
+/// The batch each pool was last claimed by (writers without /proc/self/mem
+/// start a batch's trampolines on a fresh page of the pool).
+static POOL_BATCH: [AtomicUsize; MAX_POOLS] = [const { AtomicUsize::new(0) }; MAX_POOLS];
+/// The current batch of rewrites (one per Writer, under LOCK).
+static BATCH: AtomicUsize = AtomicUsize::new(0);
 /// Offsets of the constants at the start of every pool.
 const FAST_SLOT: usize = 0;
 const NATIVE_SLOT: usize = 8;
@@ -377,10 +382,16 @@ fn new_pool(site: u64) -> Option<usize> {
 /// Space for a trampoline of `len` bytes for `site` (`live`: at an address
 /// whose jump displacement keeps torn immediates harmless). Returns the
 /// trampoline's address and the pool's base.
-fn alloc(site: &Site, len: usize, live: bool) -> Option<(u64, u64)> {
+fn alloc(site: &Site, len: usize, live: bool, fresh: bool) -> Option<(u64, u64)> {
+    let batch = BATCH.load(Ordering::Relaxed);
     let fit = |i: usize| -> Option<u64> {
         let base = POOLS[i][0].load(Ordering::Relaxed) as u64;
-        let cur = POOLS[i][1].load(Ordering::Relaxed) as u64;
+        let mut cur = POOLS[i][1].load(Ordering::Relaxed) as u64;
+        // The first trampoline of this batch in this pool: on a page no
+        // earlier trampoline shares.
+        if fresh && POOL_BATCH[i].load(Ordering::Relaxed) != batch && cur > base + POOL_HEADER as u64 {
+            cur = (cur + 4095) & !4095;
+        }
         if base == 0 || !near(base, site.start) || !near(base + POOL_SIZE as u64, site.start) {
             return None;
         }
@@ -400,6 +411,7 @@ fn alloc(site: &Site, len: usize, live: bool) -> Option<(u64, u64)> {
         }
     };
     POOLS[i][1].store((t + len as u64) as usize, Ordering::Relaxed);
+    POOL_BATCH[i].store(batch, Ordering::Relaxed);
     Some((t, POOLS[i][0].load(Ordering::Relaxed) as u64))
 }
 
@@ -447,7 +459,12 @@ fn native_ok(nr: u32) -> bool {
 /// straight into text strata made writable (and not executable) for the
 /// batch, or through /proc/self/mem.
 struct Writer {
-    mem: Mem,
+    /// None: /proc/self/mem cannot be opened (a sandbox policy that
+    /// restricts writing: Landlock cannot allow /proc/self per process).
+    /// Then only batches whose text is writable (`direct`) are done, and
+    /// trampolines go to pool pages no thread runs yet, made writable (not
+    /// executable) for the copy.
+    mem: Option<Mem>,
     /// The site's text is writable for this batch (a fresh mapping).
     direct: bool,
     stage_at: u64,
@@ -460,12 +477,23 @@ static mut STAGE_BUF: [u8; STAGE] = [0; STAGE];
 
 impl Writer {
     fn new(direct: bool) -> Option<Writer> {
+        let mem = Mem::open();
+        if mem.is_none() && !direct {
+            return None;
+        }
+        // A new batch: pools are claimed afresh (see `alloc`).
+        BATCH.fetch_add(1, Ordering::Relaxed);
         Some(Writer {
-            mem: Mem::open()?,
+            mem,
             direct,
             stage_at: 0,
             stage_len: 0,
         })
+    }
+
+    /// Trampolines must start on pool pages no thread runs yet.
+    fn fresh_pages(&self) -> bool {
+        self.mem.is_none()
     }
 
     fn tramp(&mut self, at: u64, b: &[u8]) -> bool {
@@ -489,7 +517,10 @@ impl Writer {
         }
         // SAFETY: as in `tramp`.
         let stage = unsafe { &*core::ptr::addr_of!(STAGE_BUF) };
-        let ok = self.mem.write(self.stage_at, &stage[..self.stage_len]);
+        let ok = match &self.mem {
+            Some(m) => m.write(self.stage_at, &stage[..self.stage_len]),
+            None => write_fresh(self.stage_at, &stage[..self.stage_len]),
+        };
         self.stage_len = 0;
         ok
     }
@@ -505,8 +536,25 @@ impl Writer {
             unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), at as *mut u8, b.len()) };
             true
         } else {
-            self.mem.write(at, b)
+            self.mem.as_ref().is_some_and(|m| m.write(at, b))
         }
+    }
+}
+
+/// Copies trampolines `b` to `at` in a pool, on pages that hold no
+/// trampoline a thread could be running (`alloc` starts each batch on a
+/// fresh page when there is no /proc/self/mem): the pages are made
+/// read-write (not executable) for the copy, then read-execute again.
+fn write_fresh(at: u64, b: &[u8]) -> bool {
+    let lo = at as usize & !4095;
+    let hi = (at as usize + b.len() + 4095) & !4095;
+    // SAFETY: pages of our own pool, which no thread runs (see above).
+    unsafe {
+        if sys::sc(Sysno::mprotect, &[lo, hi - lo, sys::PROT_READ | sys::PROT_WRITE]) != 0 {
+            return false;
+        }
+        core::ptr::copy_nonoverlapping(b.as_ptr(), at as *mut u8, b.len());
+        sys::sc(Sysno::mprotect, &[lo, hi - lo, sys::PROT_READ | sys::PROT_EXEC]) == 0
     }
 }
 
@@ -517,7 +565,7 @@ fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
             return false;
         }
     }
-    if live && !matches!(site.pattern, Pattern::P1) {
+    if live && (!matches!(site.pattern, Pattern::P1) || w.fresh_pages()) {
         return false;
     }
     let native = site.nr.is_some_and(native_ok);
@@ -526,7 +574,7 @@ fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
     let Ok(tlen) = strata_patch::trampoline(site, site.start, site.start, &mut tramp) else {
         return false;
     };
-    let Some((t, pool)) = alloc(site, tlen, live) else {
+    let Some((t, pool)) = alloc(site, tlen, live, w.fresh_pages()) else {
         return false;
     };
     let slot = pool + if native { NATIVE_SLOT } else { FAST_SLOT } as u64;
