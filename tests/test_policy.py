@@ -458,3 +458,26 @@ def test_fast_path_stays_on_under_a_write_restricting_policy(tmp):
     m = re.search(rb"(\d+) trapped \(([\d.]+)% of (\d+)\); (\d+) sites rewritten", r.stderr)
     assert r.status == 0 and m, r.show()
     assert int(m[4]) > 100 and float(m[2]) < 10, r.show()
+
+
+def test_links_out_of_an_allowed_prefix(tmp):
+    """A link inside an allowed prefix that leads outside it: writing through
+    it is refused (Landlock resolves it), and so is executing through it
+    (strata resolves execve's path itself: it maps the program)."""
+    out = tmp / "out"
+    out.mkdir()
+    outside = tmp / "outside.txt"
+    outside.write_text("orig")
+    (out / "link").symlink_to(outside)
+    bindir = tmp / "bin"
+    bindir.mkdir()
+    (bindir / "ls").symlink_to(os.path.realpath(shutil.which("ls")))
+    sh = os.path.realpath("/bin/sh")
+    pol = write(tmp / "p.toml", f"""\
+        [paths]
+        write = ["{out}", "/dev/null"]
+        execute = ["{bindir}", "{sh}"]
+        """)
+    r = strata("--policy", str(pol), "--", "/bin/sh", "-c", f"echo new > {out}/link; echo $?; {bindir}/ls / >/dev/null; echo $?")
+    assert r.stdout == b"2\n126\n", r.show()
+    assert outside.read_text() == "orig"

@@ -177,7 +177,7 @@ impl Extension for Sandbox {
                 i.insert(n);
             }
         }
-        if p.seal_memfd {
+        if p.kernel {
             i.insert(nr::MEMFD_CREATE);
         }
         i
@@ -211,7 +211,7 @@ impl Extension for Sandbox {
                 return r;
             }
         }
-        if self.p.seal_memfd && c.nr == nr::MEMFD_CREATE {
+        if self.p.kernel && c.nr == nr::MEMFD_CREATE {
             return self.memfd(c, below);
         }
         below.call(c)
@@ -362,6 +362,16 @@ impl Sandbox {
         })
     }
 
+    /// Kinds some denying path rule speaks about.
+    fn deny_kinds(&self) -> u8 {
+        self.p
+            .paths
+            .iter()
+            .take(self.p.npaths)
+            .filter(|r| r.act == Act::Deny)
+            .fold(0, |k, r| k | r.kinds)
+    }
+
     /// Kinds a path rule or a restriction speaks about.
     fn relevant_kinds(&self) -> u8 {
         self.p
@@ -395,6 +405,25 @@ impl Sandbox {
             // ENAMETOOLONG, ENOENT, or the handle itself for AT_EMPTY_PATH).
             if buf.read_from(addr).is_err() || buf.is_empty() {
                 continue;
+            }
+            // The quick look: an absolute path without `..`, normalised
+            // lexically. When every kind it needs is allowed there and no
+            // denying prefix exists for those kinds, the call goes on without
+            // resolving links: a link that leads out of the allowed prefixes
+            // is refused by Landlock, which resolves for real. Otherwise
+            // (no kernel backstop, a denial to confirm, a denying prefix a
+            // link could hide behind, or execve, whose file strata maps
+            // itself, out of Landlock's sight) the path is resolved as the
+            // kernel would.
+            if self.p.kernel && !creat && k & (self.deny_kinds() | kind::EXECUTE) == 0 {
+                let mut lex = strata_ext_map::path::Buf::new();
+                if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok()
+                    && [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE]
+                        .iter()
+                        .all(|&bit| k & bit == 0 || self.path_verdict(bit, lex.as_bytes()).act != Act::Deny)
+                {
+                    continue;
+                }
             }
             let start = match slot.dirfd_arg {
                 strata_ext::NO_ARG => Start::Cwd,

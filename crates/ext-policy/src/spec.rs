@@ -23,8 +23,9 @@
 //! netdefault=ACT,ERRNO                network calls no net= item matches
 //! threads=N                           threads alive in one process, at most
 //! children=N                          child processes alive per process, at most
-//! sealmemfd                           memfds are made not executable (the kernel
-//!                                     backstop refuses the others)
+//! kernel                              the kernel backstop is installed: memfds are
+//!                                     made not executable (the filter refuses the
+//!                                     others); allowed paths may be judged lexically
 //! ```
 //! ACT is `allow`, `deny` or `log` (allow, with a log line).
 
@@ -150,8 +151,9 @@ pub struct Policy {
     pub net_errno: u16,
     pub max_threads: u32,
     pub max_children: u32,
-    /// Add MFD_NOEXEC_SEAL to memfd_create, refuse MFD_EXEC.
-    pub seal_memfd: bool,
+    /// The kernel backstop is installed (`kernel`): add MFD_NOEXEC_SEAL to
+    /// memfd_create and refuse MFD_EXEC; Landlock resolves allowed paths.
+    pub kernel: bool,
     text: [u8; TEXT_CAP],
     used: usize,
 }
@@ -243,7 +245,7 @@ impl Policy {
             net_errno: 13,
             max_threads: 0,
             max_children: 0,
-            seal_memfd: false,
+            kernel: false,
             text: [0; TEXT_CAP],
             used: 0,
         }
@@ -314,7 +316,7 @@ impl Policy {
                 "v" => return Err(bad("version", item)),
                 "name" => self.name = self.put(val)?,
                 "audit" => self.audit = true,
-                "sealmemfd" => self.seal_memfd = true,
+                "kernel" => self.kernel = true,
                 "default" => {
                     self.default = act_of(f[0])?;
                     self.default_errno = errno(f[1])?;

@@ -890,7 +890,7 @@ impl Policy {
         if self.audit {
             s.push_str(";audit");
         } else if self.backstop != Backstop::None {
-            s.push_str(";sealmemfd");
+            s.push_str(";kernel");
         }
         // Calls with the same rule go in one item.
         let mut groups: BTreeMap<(&str, i32, &str), Vec<String>> = BTreeMap::new();
