@@ -469,11 +469,30 @@ struct Writer {
     direct: bool,
     stage_at: u64,
     stage_len: usize,
+    /// Direct site writes since the last flush (undone if it fails).
+    npending: usize,
 }
 
 const STAGE: usize = 1 << 16;
 /// Staged trampolines (used under LOCK only).
 static mut STAGE_BUF: [u8; STAGE] = [0; STAGE];
+
+/// A site write of a direct batch whose trampoline is still staged: where,
+/// and the bytes it replaced.
+#[derive(Clone, Copy)]
+struct Pending {
+    at: u64,
+    len: u8,
+    orig: [u8; 16],
+}
+
+const MAX_PENDING: usize = 256;
+/// (used under LOCK only)
+static mut PENDING: [Pending; MAX_PENDING] = [Pending {
+    at: 0,
+    len: 0,
+    orig: [0; 16],
+}; MAX_PENDING];
 
 impl Writer {
     fn new(direct: bool) -> Option<Writer> {
@@ -488,6 +507,7 @@ impl Writer {
             direct,
             stage_at: 0,
             stage_len: 0,
+            npending: 0,
         })
     }
 
@@ -522,11 +542,43 @@ impl Writer {
             None => write_fresh(self.stage_at, &stage[..self.stage_len]),
         };
         self.stage_len = 0;
+        if !ok {
+            // The sites written since the last flush lead to trampolines
+            // that are not there: give them their bytes back.
+            // SAFETY: under LOCK; the text is still writable (direct
+            // batch) and run by no one.
+            let pending = unsafe { &*core::ptr::addr_of!(PENDING) };
+            for p in pending[..self.npending].iter().rev() {
+                // SAFETY: as above.
+                unsafe { core::ptr::copy_nonoverlapping(p.orig.as_ptr(), p.at as *mut u8, p.len as usize) };
+            }
+        }
+        self.npending = 0;
         ok
     }
 
-    /// Writes site bytes (after every staged trampoline is in place).
+    /// Writes site bytes. A direct batch's text runs nowhere until the
+    /// batch ends, so its sites are written at once and its trampolines
+    /// copied in bulk (a flush every MAX_PENDING sites, or at the end:
+    /// one pwrite or mprotect pair per flush, not per site); otherwise
+    /// every staged trampoline is put in place first.
     fn site(&mut self, at: u64, b: &[u8]) -> bool {
+        if self.direct && b.len() <= 16 {
+            if self.npending == MAX_PENDING && !self.flush() {
+                return false;
+            }
+            // SAFETY: under LOCK; the caller made this text writable for
+            // the batch and no thread can run it yet.
+            unsafe {
+                let p = &mut (*core::ptr::addr_of_mut!(PENDING))[self.npending];
+                p.at = at;
+                p.len = b.len() as u8;
+                core::ptr::copy_nonoverlapping(at as *const u8, p.orig.as_mut_ptr(), b.len());
+                core::ptr::copy_nonoverlapping(b.as_ptr(), at as *mut u8, b.len());
+            }
+            self.npending += 1;
+            return true;
+        }
         if !self.flush() {
             return false;
         }
