@@ -1113,6 +1113,7 @@ def exec_cost(c, b, configs, rounds=9):
     for r in range(rounds):
         k = r % len(live) if live else 0
         for cfg in live[k:] + live[:k]:
+            c.gate_waits.append(quiet_gate(c, f"exec cost {cfg.key}"))
             for n, argv in cmds.items():
                 st, _, _, wall, _ = run_cfg(c, cfg, argv, b, 60)
                 if st == 0:
@@ -1135,8 +1136,8 @@ def exec_cost(c, b, configs, rounds=9):
     nproc = (f" The build starts {c.build_execs} programs (successful execve calls of a native build under "
              f"`strace -f -e trace=execve`)." if c.build_execs else "")
     return (f"**Starting a program** (a build starts hundreds): `/bin/sh -c :` and `/bin/sh -c` running "
-            f"/bin/true {EXEC_N} times, under each configuration in WORK/build, {rounds} interleaved rounds, "
-            f"wall-time medians.{nproc}\n\n" + "\n".join(rows) + "\n")
+            f"/bin/true {EXEC_N} times, under each configuration in WORK/build, {rounds} interleaved rounds "
+            f"(a quiet half second before each configuration's pair), wall-time medians.{nproc}\n\n" + "\n".join(rows) + "\n")
 
 
 def exp_build(c):
