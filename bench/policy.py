@@ -526,6 +526,9 @@ def web_configs(c, web, policy):
     ]
 
 
+LIVE = set()  # servers started and not stopped yet (stopped on the way out, whatever happens)
+
+
 class Server:
     def __init__(self, c, cfg, argv, web, port, logname):
         self.c, self.cfg, self.port = c, cfg, port
@@ -535,6 +538,7 @@ class Server:
         self.proc = subprocess.Popen(self.argv, cwd=web, stdin=subprocess.DEVNULL, stdout=self.errf,
                                      stderr=self.errf, pass_fds=self.launch.fds, start_new_session=True)
         self.launch.close()
+        LIVE.add(self)
 
     def wait_ready(self, path, size, timeout=15.0):
         t0 = time.monotonic()
@@ -555,6 +559,7 @@ class Server:
     def stop(self):
         rc = stop_tree(self.proc)
         self.errf.close()
+        LIVE.discard(self)
         return rc
 
 
@@ -847,7 +852,8 @@ CPU use is part of the picture (with the default pinning it has its own core).
                     f"{w['rps']:.0f} req/s with others {w['others']:.2f} s" for w in rj))
     conf_lines = [f"- {cfg.label}: `{shlex.join(cfg.prefix(_Dry()) + argv) if not cfg.na else 'n/a'}`"
                   for cfg in configs]
-    sec.append("Commands (PORT={port}; WORK is the temporary work directory):\n\n".format(port=port)
+    sec.append("Commands (PORT={port}; WORK is the temporary work directory; WORK/web/web-policy.toml is "
+               "bench/policies/web.toml with PORT in place of 8080):\n\n".format(port=port)
                + "\n".join(x.replace(c.strata, "strata").replace(str(c.work), "WORK") for x in conf_lines) + "\n")
     if stats:
         sec.append("How the server's calls reached strata (`--fast-stats`, one extra 3-s wrk run of index.html per "
@@ -1387,6 +1393,8 @@ def version(argv, rx=r"\d+\.\d+(\.\d+)?"):
 
 
 def main():
+    # SIGTERM (a timeout, a killed job) ends the run through the cleanup below, as Ctrl-C does
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     a = parse_args()
     root = Path(a.root)
     only = {x.strip() for x in a.only.split(",") if x.strip()}
@@ -1523,6 +1531,8 @@ the machine's drift over the run than the ratio of the two medians.
         log(f"\nwrote {out}")
         print("\n".join(srows))
     finally:
+        for srv in list(LIVE):
+            srv.stop()
         for p in sorted(work.rglob("*"), reverse=True):
             try:
                 if p.is_dir() and not p.is_symlink():
