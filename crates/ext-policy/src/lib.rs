@@ -362,29 +362,11 @@ impl Sandbox {
         })
     }
 
-    /// Kinds some denying path rule speaks about.
-    fn deny_kinds(&self) -> u8 {
-        self.p
-            .paths
-            .iter()
-            .take(self.p.npaths)
-            .filter(|r| r.act == Act::Deny)
-            .fold(0, |k, r| k | r.kinds)
-    }
-
-    /// Kinds a path rule or a restriction speaks about.
-    fn relevant_kinds(&self) -> u8 {
-        self.p
-            .paths
-            .iter()
-            .take(self.p.npaths)
-            .fold(self.p.restricted, |k, r| k | r.kinds)
-    }
-
     /// Checks every path operand of `c`.
     fn paths(&self, c: &Call, below: &Below) -> Option<i64> {
         let fs = StackFs { template: c, below };
-        let mut res = Resolver::new();
+        // 12 KiB of scratch: made only for an operand that needs resolving.
+        let mut res: Option<Resolver> = None;
         let mut buf = PathBuf::new();
         for slot in c.path_slots() {
             let addr = c.args.get(slot.arg as usize).copied().unwrap_or(0);
@@ -397,7 +379,7 @@ impl Sandbox {
             };
             // Only kinds some rule speaks about need the path resolved (a
             // read-only-fs policy leaves reads alone: most opens).
-            let relevant = self.relevant_kinds();
+            let relevant = self.p.relevant;
             if k & relevant == 0 && !(creat && relevant & kind::CREATE != 0) {
                 continue;
             }
@@ -415,7 +397,7 @@ impl Sandbox {
             // link could hide behind, or execve, whose file strata maps
             // itself, out of Landlock's sight) the path is resolved as the
             // kernel would.
-            if self.p.kernel && !creat && k & (self.deny_kinds() | kind::EXECUTE) == 0 {
+            if self.p.kernel && !creat && k & (self.p.denied | kind::EXECUTE) == 0 {
                 let mut lex = strata_ext_map::path::Buf::new();
                 if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok()
                     && [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE]
@@ -429,6 +411,7 @@ impl Sandbox {
                 strata_ext::NO_ARG => Start::Cwd,
                 i => Start::from_dirfd(c.args.get(i as usize).copied().unwrap_or(0)),
             };
+            let res = res.get_or_insert_with(Resolver::new);
             if res
                 .resolve(&fs, &NO_MAPPINGS, &mut buf, start, slot.follow != 0)
                 .is_err()

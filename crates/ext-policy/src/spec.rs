@@ -142,6 +142,10 @@ pub struct Policy {
     pub npaths: usize,
     /// Kinds allowed only where a rule allows them.
     pub restricted: u8,
+    /// Kinds a path rule or a restriction speaks about (derived at parse).
+    pub relevant: u8,
+    /// Kinds some denying path rule speaks about (derived at parse).
+    pub denied: u8,
     pub restrict_errno: u16,
     pub net: [NetRule; MAX_NET_RULES],
     pub nnet: usize,
@@ -237,6 +241,8 @@ impl Policy {
             paths: [P; MAX_PATH_RULES],
             npaths: 0,
             restricted: 0,
+            relevant: 0,
+            denied: 0,
             restrict_errno: 13,
             net: [N; MAX_NET_RULES],
             nnet: 0,
@@ -410,6 +416,9 @@ impl Policy {
                 _ => return Err(bad("unknown item", item)),
             }
         }
+        let rules = self.paths.iter().take(self.npaths);
+        self.relevant = rules.clone().fold(self.restricted, |k, r| k | r.kinds);
+        self.denied = rules.filter(|r| r.act == Act::Deny).fold(0, |k, r| k | r.kinds);
         if !version {
             return Err(InitError::new(
                 "policy: no compiled policy (use strata run --policy FILE; the layer's arguments are written by the launcher)",
