@@ -119,13 +119,26 @@ pub fn pad_jump_bytes(site: &Site, tramp: u64) -> Result<[u8; 5], Decline> {
 /// declines if the site's bytes are not relocatable instructions of `site.len` bytes in all
 /// (one instruction unless P3 or P4), or [`Decline::InvalidSite`] if they disagree with `lens`.
 pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Result<usize, Decline> {
+    let riprel = relocation(site)?;
+    trampoline_with(site, riprel, tramp, slot, out)
+}
+
+/// Decodes the instruction(s) `site` replaces and checks what [`trampoline`] checks before it
+/// places anything: each is valid and relocatable (or, for P3, a plain `jcc`/`jmp` whose
+/// target lies outside the run), they agree with [`Site::lens`], and there are not too many.
+/// Returns where each one's RIP-relative displacement is: byte `i` is 1 + the offset of the
+/// disp32 within instruction `i`, or 0 if it has none. With it, [`trampoline_with`] builds the
+/// trampoline without decoding (a process that takes its sites from the session's site cache
+/// never builds the decoder's tables, about half a millisecond of start-up).
+///
+/// Errors: as [`trampoline`]'s, but for those that depend on where the trampoline goes.
+pub fn relocation(site: &Site) -> Result<u64, Decline> {
     let len = site_len(site)?;
     let bytes = site.bytes();
     let end = site.start.wrapping_add(len as u64);
     let mut decoder = Decoder::with_ip(64, bytes, site.start, DecoderOptions::NONE);
     let mut instr = Instruction::default();
-    // Bytes written to `out`, instructions relocated.
-    let mut pos = 0;
+    let mut riprel = 0u64;
     let mut count = 0;
     while decoder.can_decode() {
         let at = decoder.position();
@@ -138,45 +151,90 @@ pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Res
             return Err(Decline::InvalidSite);
         }
         let branch = plain_branch(orig).filter(|_| site.pattern == Pattern::P3);
-        let new_len = if let Some((op, op_len)) = branch {
+        let new_len = if let Some((_, op_len)) = branch {
             let target = instr.near_branch_target();
             if target >= site.start && target < end {
                 return Err(Decline::BranchTarget);
             }
-            let new_len = op_len + 4;
-            let rel = rel32(tramp.wrapping_add((pos + new_len) as u64), target).ok_or(Decline::OutOfRange)?;
-            let dst = out.get_mut(pos..pos + new_len).ok_or(Decline::InvalidSite)?;
-            let (dst_op, dst_rel) = dst.split_at_mut(op_len);
-            dst_op.copy_from_slice(op.get(..op_len).unwrap_or_default());
-            dst_rel.copy_from_slice(&rel.to_le_bytes());
-            new_len
+            op_len + 4
         } else {
             relocatable(&instr)?;
-            let dst = out.get_mut(pos..pos + orig.len()).ok_or(Decline::InvalidSite)?;
-            dst.copy_from_slice(orig);
             if instr.is_ip_rel_memory_operand() {
-                // The operand is relative to the end of the instruction, which moves.
                 let offsets = decoder.get_constant_offsets(&instr);
-                let at = offsets.displacement_offset();
-                let disp = dst.get_mut(at..at + 4).filter(|_| offsets.displacement_size() == 4);
-                let disp = disp.ok_or(Decline::Undecodable)?;
-                let new = rel32(
-                    tramp.wrapping_add((pos + orig.len()) as u64),
-                    instr.ip_rel_memory_address(),
-                );
-                disp.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());
+                if offsets.displacement_size() != 4 || offsets.displacement_offset() + 4 > orig.len() {
+                    return Err(Decline::Undecodable);
+                }
+                riprel |= ((offsets.displacement_offset() + 1) as u64) << (8 * count);
             }
             orig.len()
         };
         if (site.lens >> (8 * count)) & 0xff != (new_len << 4 | orig.len()) as u64 {
             return Err(Decline::InvalidSite);
         }
-        pos += new_len;
         count += 1;
     }
     // Every instruction accounted for, and nothing more in `lens`.
-    if count == 0 || site.lens.checked_shr(8 * count as u32).unwrap_or(0) != 0 || pos + TRAMPOLINE_TAIL > TRAMPOLINE_MAX
-    {
+    if count == 0 || site.lens.checked_shr(8 * count as u32).unwrap_or(0) != 0 {
+        return Err(Decline::InvalidSite);
+    }
+    Ok(riprel)
+}
+
+/// [`trampoline`] for a site [`relocation`] accepted, given what it returned: the same bytes,
+/// built from [`Site::lens`] and the displacement offsets alone (no decoding).
+///
+/// Errors: [`Decline::RipRelativeOutOfRange`] if an operand's target is too far from `tramp`,
+/// [`Decline::OutOfRange`] for a branch target, S_ret or `slot`, [`Decline::InvalidSite`] if
+/// `lens` or `riprel` do not describe the site's bytes.
+pub fn trampoline_with(site: &Site, riprel: u64, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Result<usize, Decline> {
+    site_len(site)?;
+    let bytes = site.bytes();
+    // Bytes written to `out`, and read from the site.
+    let (mut pos, mut at) = (0usize, 0usize);
+    for (i, lens) in site.lens.to_le_bytes().into_iter().enumerate() {
+        if lens == 0 {
+            break;
+        }
+        let (orig_len, new_len) = (usize::from(lens & 0x0f), usize::from(lens >> 4));
+        let orig = bytes.get(at..at + orig_len).ok_or(Decline::InvalidSite)?;
+        // Where the original instruction ends: its branch and RIP-relative operands count
+        // from there.
+        let orig_next = site.start.wrapping_add((at + orig_len) as u64);
+        let dst = out.get_mut(pos..pos + new_len).ok_or(Decline::InvalidSite)?;
+        let branch = plain_branch(orig).filter(|_| site.pattern == Pattern::P3);
+        if let Some((op, op_len)) = branch {
+            let disp = match *orig {
+                [_, d] => i64::from(d as i8),
+                [.., d0, d1, d2, d3] => i64::from(i32::from_le_bytes([d0, d1, d2, d3])),
+                _ => return Err(Decline::InvalidSite),
+            };
+            if new_len != op_len + 4 {
+                return Err(Decline::InvalidSite);
+            }
+            let target = orig_next.wrapping_add(disp as u64);
+            let rel = rel32(tramp.wrapping_add((pos + new_len) as u64), target).ok_or(Decline::OutOfRange)?;
+            let (dst_op, dst_rel) = dst.split_at_mut(op_len);
+            dst_op.copy_from_slice(op.get(..op_len).unwrap_or_default());
+            dst_rel.copy_from_slice(&rel.to_le_bytes());
+        } else {
+            if new_len != orig_len {
+                return Err(Decline::InvalidSite);
+            }
+            dst.copy_from_slice(orig);
+            let r = usize::from((riprel >> (8 * i)) as u8);
+            if r != 0 {
+                // The operand is relative to the end of the instruction, which moves.
+                let d = dst.get_mut(r - 1..r + 3).ok_or(Decline::InvalidSite)?;
+                let disp = i32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                let target = orig_next.wrapping_add(i64::from(disp) as u64);
+                let new = rel32(tramp.wrapping_add((pos + orig_len) as u64), target);
+                d.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());
+            }
+        }
+        pos += new_len;
+        at += orig_len;
+    }
+    if at != bytes.len() || pos == 0 || pos + TRAMPOLINE_TAIL > TRAMPOLINE_MAX {
         return Err(Decline::InvalidSite);
     }
 

@@ -64,7 +64,8 @@ pub use classify::{
 };
 pub use eh_frame_hdr::EhFrameHdr;
 pub use emit::{
-    jump_bytes, live_p1_ok, next_live_p1_addr, pad_jump_bytes, site_offset, trampoline, JUMP_LEN, TRAMPOLINE_MAX,
+    jump_bytes, live_p1_ok, next_live_p1_addr, pad_jump_bytes, relocation, site_offset, trampoline, trampoline_with,
+    JUMP_LEN, TRAMPOLINE_MAX,
 };
 
 /// The bytes of `syscall`.

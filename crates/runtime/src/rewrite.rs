@@ -611,7 +611,9 @@ fn write_fresh(at: u64, b: &[u8]) -> bool {
 }
 
 /// Rewrites one site. `live`: other threads may be running this code.
-fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
+/// `riprel`: the site's `strata_patch::relocation`, when known (else the
+/// site is decoded here).
+fn patch(w: &mut Writer, site: &Site, live: bool, riprel: Option<u64>) -> bool {
     if let Some(nr) = site.nr {
         if crate::fast::needs_frame(nr as usize) {
             return false;
@@ -621,16 +623,19 @@ fn patch(w: &mut Writer, site: &Site, live: bool) -> bool {
         return false;
     }
     let native = site.nr.is_some_and(native_ok);
+    let Ok(riprel) = riprel.map_or_else(|| strata_patch::relocation(site), Ok) else {
+        return false;
+    };
     let mut tramp = [0u8; 64];
     // The trampoline's length does not depend on its address.
-    let Ok(tlen) = strata_patch::trampoline(site, site.start, site.start, &mut tramp) else {
+    let Ok(tlen) = strata_patch::trampoline_with(site, riprel, site.start, site.start, &mut tramp) else {
         return false;
     };
     let Some((t, pool)) = alloc(site, tlen, live, w.fresh_pages()) else {
         return false;
     };
     let slot = pool + if native { NATIVE_SLOT } else { FAST_SLOT } as u64;
-    if strata_patch::trampoline(site, t, slot, &mut tramp).is_err() {
+    if strata_patch::trampoline_with(site, riprel, t, slot, &mut tramp).is_err() {
         return false;
     }
     let mut jump = [0u8; 15];
@@ -762,7 +767,7 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
                     ANY_LIVE.store(1, Ordering::Relaxed);
                     record(sys_addr, eax, RETIRED_SITE);
                 }
-                let ok = Writer::new(false).is_some_and(|mut w| patch(&mut w, &site, live));
+                let ok = Writer::new(false).is_some_and(|mut w| patch(&mut w, &site, live, None));
                 match (ok, live) {
                     // Live: kept for substitution even if the rewrite failed
                     // half-way (never tried again).
@@ -852,13 +857,21 @@ struct Rec {
     /// P4: where the 5-byte jump goes (in the padding before the function),
     /// as an offset in the file; else 0.
     pad_off: u64,
+    /// `strata_patch::relocation` of the site, found when the file was
+    /// scanned ([`RELOC_BAD`]: it refused the site): the trampoline is then
+    /// built without decoding, so a process whose sites all come from the
+    /// cache never builds the decoder's tables.
+    riprel: u64,
 }
+
+/// [`Rec::riprel`] of a site `strata_patch::relocation` refused.
+const RELOC_BAD: u64 = u64::MAX;
 
 const MAX_RECS: usize = 8192;
 const REC_WORDS: usize = core::mem::size_of::<Rec>() / 8;
 
 impl Rec {
-    fn of(site: &Site, addr: u64, off: u64) -> Rec {
+    fn of(site: &Site, addr: u64, off: u64, riprel: u64) -> Rec {
         let pattern = match site.pattern {
             Pattern::P1 => 0,
             Pattern::P1W => 1,
@@ -877,6 +890,7 @@ impl Rec {
             insn,
             lens: site.lens,
             pad_off: if site.pad != 0 { site.pad - addr + off } else { 0 },
+            riprel,
         }
     }
 
@@ -976,6 +990,7 @@ fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
                     insn,
                     lens: word(4),
                     pad_off: word(5),
+                    riprel: word(6),
                 };
             }
             return Some(n);
@@ -1007,6 +1022,7 @@ fn cache_put(key: &[u64; 7], recs: &[Rec]) {
             u64::from_le_bytes(r.insn[8..].try_into().unwrap_or_default()),
             r.lens,
             r.pad_off,
+            r.riprel,
         ];
         for (k, v) in vals.into_iter().enumerate() {
             c[base + k].store(v, Ordering::Relaxed);
@@ -1096,7 +1112,7 @@ fn decode_sites(text: &[u8], base: u64, off: u64, table: &strata_patch::EhFrameH
             .map(|(p, _)| (&text[(p - base) as usize..(start - base) as usize], p));
         strata_patch::scan_function_padded(code, start, prev, &mut |site| {
             if let Some(r) = out.get_mut(n) {
-                *r = Rec::of(&site, base, off);
+                *r = Rec::of(&site, base, off, strata_patch::relocation(&site).unwrap_or(RELOC_BAD));
                 n += 1;
             }
         });
@@ -1134,7 +1150,7 @@ fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: &[Rec]) {
             if code[..site.len as usize] != *site.bytes() || code[site.len as usize..] != [0x0f, 0x05] {
                 continue;
             }
-            let ok = patch(&mut w, &site, false);
+            let ok = r.riprel != RELOC_BAD && patch(&mut w, &site, false, Some(r.riprel));
             if !ok {
                 DECLINED.fetch_add(1, Ordering::Relaxed);
             }
