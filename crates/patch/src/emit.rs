@@ -224,8 +224,11 @@ pub fn trampoline_with(site: &Site, riprel: u64, tramp: u64, slot: u64, out: &mu
             let r = usize::from((riprel >> (8 * i)) as u8);
             if r != 0 {
                 // The operand is relative to the end of the instruction, which moves.
-                let d = dst.get_mut(r - 1..r + 3).ok_or(Decline::InvalidSite)?;
-                let disp = i32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                let d: &mut [u8; 4] = dst
+                    .get_mut(r - 1..r + 3)
+                    .and_then(|d| d.try_into().ok())
+                    .ok_or(Decline::InvalidSite)?;
+                let disp = i32::from_le_bytes(*d);
                 let target = orig_next.wrapping_add(i64::from(disp) as u64);
                 let new = rel32(tramp.wrapping_add((pos + orig_len) as u64), target);
                 d.copy_from_slice(&new.ok_or(Decline::RipRelativeOutOfRange)?.to_le_bytes());

@@ -138,6 +138,24 @@ fn p2_rip_relative_is_relocated() {
         trampoline(&site, SYS - 0x8000_0000, SYS - 0x8000_0000, &mut out),
         Err(Decline::RipRelativeOutOfRange)
     );
+    // What `relocation` finds (the disp32 at offset 3, kept as 3 + 1) is what builds the
+    // trampoline without decoding; without it the displacement would be copied unchanged.
+    assert_eq!(relocation(&site), Ok(4));
+    let (tramp, slot) = (SYS + 0x100, SYS);
+    let (mut with, mut plain) = ([0; 64], [0; 64]);
+    let n = trampoline(&site, tramp, slot, &mut out).unwrap();
+    assert_eq!(trampoline_with(&site, 4, tramp, slot, &mut with), Ok(n));
+    assert_eq!(out[..n], with[..n]);
+    assert_eq!(trampoline_with(&site, 0, tramp, slot, &mut plain), Ok(n));
+    assert_eq!(
+        decode_all(&plain[..n], tramp)[0].ip_rel_memory_address(),
+        tramp + 7 + 0x1000
+    );
+    // An offset that does not fit the instruction is refused, not followed.
+    assert_eq!(
+        trampoline_with(&site, 6, tramp, slot, &mut plain),
+        Err(Decline::InvalidSite)
+    );
     // A displacement followed by an immediate: cmpl $7,0x10(%rip). Unambiguous lazily too.
     let site = trap(&[0x83, 0x3d, 0x10, 0, 0, 0, 0x07], 0).unwrap();
     assert_eq!(site, eager(&[0x83, 0x3d, 0x10, 0, 0, 0, 0x07]));

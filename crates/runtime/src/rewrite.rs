@@ -29,7 +29,7 @@
 //! strata's own image).
 
 use crate::sys::{self, Sysno};
-use core::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use strata_patch::{Pattern, Site};
 
 /// 0: off; bit 0: lazy; bit 1: eager.
@@ -420,8 +420,15 @@ fn alloc(site: &Site, len: usize, live: bool, fresh: bool) -> Option<(u64, u64)>
 /// /proc/self/mem, open for one batch of writes.
 struct Mem(usize);
 
+/// /proc/self/mem was refused (a sandbox policy's Landlock domain, which
+/// lasts as long as the process): not asked again at every batch.
+static MEM_REFUSED: AtomicBool = AtomicBool::new(false);
+
 impl Mem {
     fn open() -> Option<Mem> {
+        if MEM_REFUSED.load(Ordering::Relaxed) {
+            return None;
+        }
         // SAFETY: a NUL-terminated path constant.
         let fd = unsafe {
             sys::sc(
@@ -429,6 +436,9 @@ impl Mem {
                 &[c"/proc/self/mem".as_ptr() as usize, sys::O_RDWR | sys::O_CLOEXEC, 0],
             )
         };
+        if fd == -sys::EACCES || fd == -sys::EPERM {
+            MEM_REFUSED.store(true, Ordering::Relaxed);
+        }
         (fd >= 0).then_some(Mem(fd as usize))
     }
 
