@@ -129,3 +129,25 @@ def test_real_programs_mostly_skip_the_trap(argv):
     s = stats(r)
     assert s["rewritten"] > 100, s
     assert s["trapped"] * 10 < s["total"], s
+
+
+@pytest.mark.skipif(not have("strace"), reason="strace is not installed")
+def test_fork_and_exec_take_the_fast_path(tmp_path):
+    """A shell's fork (glibc's clone without CLONE_VM) and its execve are served through
+    rewritten sites: strace sees no Syscall User Dispatch trap for either, while the
+    same loop with rewriting off traps on every one."""
+    script = "for i in 1 2 3 4 5 6 7 8; do /bin/echo $i; done | /usr/bin/sort -r | /usr/bin/head -2"
+    native = run(["bash", "-c", script])
+
+    def traps(*opts):
+        out = tmp_path / "strace.txt"
+        from conftest import STRATA
+        r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
+                 str(STRATA), "run", *opts, "--", "bash", "-c", script])
+        assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+        text = out.read_text()
+        return {nr: len(re.findall(rf"si_syscall=__NR_{nr}\b", text)) for nr in ("clone", "execve")}
+
+    assert traps() == {"clone": 0, "execve": 0}
+    off = traps("--rewrite=off")
+    assert off["clone"] >= 10 and off["execve"] >= 10, off

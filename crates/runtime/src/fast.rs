@@ -352,8 +352,20 @@ pub fn init() -> bool {
 
 /// Calls that need the trap path's real signal frame (those that change the
 /// program's control flow, `dispatch::owns_control_flow`), or that install a
-/// temporary mask: never served on the fast path.
+/// temporary mask: never served on the fast path. Two exceptions, whose
+/// sites are rewritten: a fork (`fork`, or `clone` without CLONE_VM and
+/// without a new stack: the child is a copy of this very call and returns
+/// through it as the parent does) and a successful `execve`/`execveat`
+/// (the image is replaced; a failed one returns like any call). Any other
+/// `clone` reaching the fast path is sent to the trap path
+/// (`fast_needs_frame`).
 pub fn needs_frame(nr: usize) -> bool {
+    if [Sysno::fork, Sysno::clone, Sysno::execve, Sysno::execveat]
+        .iter()
+        .any(|&s| s as usize == nr)
+    {
+        return false;
+    }
     const MASKS: [Sysno; 9] = [
         Sysno::rt_sigsuspend,
         Sysno::rt_sigtimedwait,
@@ -377,7 +389,8 @@ pub fn needs_frame(nr: usize) -> bool {
 unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     let t = thread::current();
     t.fast_nr = nr as u64;
-    if needs_frame(nr) || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
+    // SAFETY: per contract, `args` is the six saved argument registers.
+    if unsafe { fast_needs_frame(nr, args) } || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
         t.fast_bail = 1;
         t.fast_slow = 1;
         return 0;
@@ -395,7 +408,11 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     // SAFETY: `fast_uc` lives in the thread state; only this activation uses
     // it (fast calls never nest: signals are deferred meanwhile).
     let uc = unsafe { &mut *uc };
-    let masking = nr == Sysno::rt_sigprocmask as usize;
+    // rt_sigprocmask edits the stand-in frame's mask; execve gives the
+    // new image that mask (and, failing, leaves every signal blocked, as
+    // the trap path's handler runs): the real mask is put back after both.
+    let masking =
+        nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
     if masking {
         // The program's mask is the real one here, but for the signals
         // strata deferred (blocked until the call ends).
@@ -419,6 +436,21 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         }
     }
     uc.gregs[reg::RAX]
+}
+
+/// `needs_frame`, with the arguments: a `clone` that makes a thread or a
+/// vfork child (CLONE_VM), or gives the child a new stack, starts the child
+/// from a copy of the program's frame, which only the trap path has.
+///
+/// # Safety
+/// `args` points at the six saved argument registers.
+unsafe fn fast_needs_frame(nr: usize, args: *const u64) -> bool {
+    if nr == Sysno::clone as usize {
+        // SAFETY: per contract: flags (rdi) and the new stack (rsi).
+        let (flags, stack) = unsafe { (*args, *args.add(1)) };
+        return flags & sys::CLONE_VM != 0 || stack != 0;
+    }
+    needs_frame(nr)
 }
 
 /// The thread's mask will be `mask`: whether faults are deliverable.

@@ -42,8 +42,12 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
         if r == 0 {
             t.tid = sys::gettid();
             t.pid = sys::getpid_now();
-            // Pending signals are not inherited.
+            // Pending signals are not inherited (nor those strata held
+            // for the parent during a fast call).
             t.vsigsys_pending = 0;
+            for s in t.saved_rt.iter_mut() {
+                s.signo = 0;
+            }
             thread::after_fork(t);
             crate::rewrite::after_fork(t);
             if thread::enable_capture(t).is_err() {
