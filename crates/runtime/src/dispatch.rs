@@ -70,6 +70,8 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
         n if n == S(Sysno::rt_sigsuspend) => with_mask_arg(uc, nr, a, 0),
         n if n == S(Sysno::rt_sigtimedwait) => signals::sigtimedwait(t, uc, a),
         n if n == S(Sysno::signalfd) || n == S(Sysno::signalfd4) => with_mask_arg(uc, nr, a, 1),
+        // Without a mask, these wait like poll and epoll_wait.
+        n if temporary_mask_arg(n).is_some_and(|i| a[i] == 0) => passthrough(uc, nr, a),
         n if n == S(Sysno::ppoll) => with_mask_arg(uc, nr, a, 3),
         n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => with_mask_arg(uc, nr, a, 4),
         n if n == S(Sysno::pselect6) => pselect6(uc, a),
@@ -214,6 +216,17 @@ fn with_mask_arg(uc: &UContext, nr: usize, mut a: [u64; 6], i: usize) -> isize {
         Err(e) => return -e,
     }
     passthrough_nested(uc, nr, a)
+}
+
+/// Which argument of a waiting call holds the signal mask it installs for
+/// its duration (pselect6: the pointer to its { mask, size } pair).
+pub fn temporary_mask_arg(nr: usize) -> Option<usize> {
+    match nr {
+        n if n == S(Sysno::ppoll) => Some(3),
+        n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => Some(4),
+        n if n == S(Sysno::pselect6) => Some(5),
+        _ => None,
+    }
 }
 
 /// pselect6's sixth argument points at { const sigset_t *ss; size_t len }.

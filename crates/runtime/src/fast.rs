@@ -28,8 +28,10 @@
 //! kernel would restart after the handler is restarted at the site's own
 //! `syscall`. The few instructions between the end of the call and the
 //! return to the program are rolled forward instead (the program state is
-//! complete there). Calls that need a real signal frame (signal masks,
-//! sigreturn, clone, execve, exit) bail out to the trap path.
+//! complete there). Calls that need a real signal frame (temporary signal
+//! masks, sigreturn, exit) bail out to the trap path; a clone whose child
+//! starts from a copy of the program's state gets one built here
+//! (`full_frame`).
 
 use crate::sys::{self, reg, SigInfo, Sysno, UContext};
 use crate::thread::{self, Thread};
@@ -114,7 +116,15 @@ global_asm!(
     "    movups %xmm13, 208(%rsp)",
     "    movups %xmm14, 224(%rsp)",
     "    movups %xmm15, 240(%rsp)",
-    "    lea 256(%rsp), %rdi",
+    // clone, vfork, clone3: the child may start from a copy of the whole
+    // program state (`full_frame`), callee-saved registers included.
+    "    cmp $56, %eax",
+    "    je 7f",
+    "    cmp $58, %eax",
+    "    je 7f",
+    "    cmp $435, %eax",
+    "    je 7f",
+    "8:  lea 256(%rsp), %rdi",
     "    mov %rax, %rsi",
     "    cld",
     "    call {strata_fast}",
@@ -167,6 +177,13 @@ global_asm!(
     "2:  movb ${block}, %gs:{selector}",
     "    mov %gs:{prog_rsp}, %rsp",
     "    jmp *STRATA_SLOW_STUB(%rip)",
+    "7:  mov %rbx, %gs:{callee}",
+    "    mov %rbp, %gs:{callee}+8",
+    "    mov %r12, %gs:{callee}+16",
+    "    mov %r13, %gs:{callee}+24",
+    "    mov %r14, %gs:{callee}+32",
+    "    mov %r15, %gs:{callee}+40",
+    "    jmp 8b",
     // strata_safe_copy(dst, src, n) -> 0, or 1 if the copy faulted: a
     // SIGSEGV or SIGBUS at `strata_safe_copy_insn` resumes at its fault
     // label (`recover_copy`). Used on the fast path to read and write the
@@ -292,6 +309,7 @@ global_asm!(
     native_ret = const thread::OFF_NATIVE_RET,
     native_calls = const thread::OFF_NATIVE_CALLS,
     prog_rsp = const thread::OFF_PROG_RSP,
+    callee = const thread::OFF_PROG_CALLEE,
     prog_flags = const thread::OFF_PROG_FLAGS,
     handler_sp = const thread::OFF_HANDLER_SP,
     selector = const thread::OFF_SELECTOR,
@@ -352,28 +370,33 @@ pub fn init() -> bool {
 
 /// Calls that need the trap path's real signal frame (those that change the
 /// program's control flow, `dispatch::owns_control_flow`), or that install a
-/// temporary mask: never served on the fast path. Two exceptions, whose
-/// sites are rewritten: a fork (`fork`, or `clone` without CLONE_VM and
+/// temporary mask: never served on the fast path. Exceptions, whose
+/// sites are rewritten: ppoll, pselect6 and epoll_pwait(2) without a mask
+/// (decided per call, `fast_needs_frame`); a fork (`fork`, or `clone` without CLONE_VM and
 /// without a new stack: the child is a copy of this very call and returns
 /// through it as the parent does) and a successful `execve`/`execveat`
 /// (the image is replaced; a failed one returns like any call). Any other
 /// `clone` reaching the fast path is sent to the trap path
 /// (`fast_needs_frame`).
 pub fn needs_frame(nr: usize) -> bool {
-    if [Sysno::fork, Sysno::clone, Sysno::execve, Sysno::execveat]
-        .iter()
-        .any(|&s| s as usize == nr)
+    if [
+        Sysno::fork,
+        Sysno::vfork,
+        Sysno::clone,
+        Sysno::clone3,
+        Sysno::execve,
+        Sysno::execveat,
+    ]
+    .iter()
+    .any(|&s| s as usize == nr)
+        || crate::dispatch::temporary_mask_arg(nr).is_some()
     {
         return false;
     }
-    const MASKS: [Sysno; 9] = [
+    const MASKS: [Sysno; 5] = [
         Sysno::rt_sigsuspend,
         Sysno::rt_sigtimedwait,
         Sysno::sigaltstack,
-        Sysno::ppoll,
-        Sysno::pselect6,
-        Sysno::epoll_pwait,
-        Sysno::epoll_pwait2,
         Sysno::signalfd,
         Sysno::signalfd4,
     ];
@@ -394,6 +417,17 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         t.fast_bail = 1;
         t.fast_slow = 1;
         return 0;
+    }
+    // SAFETY: per contract.
+    if unsafe { clone_kind(nr, args) }.is_some_and(|(vm, _)| vm) {
+        let uc = &mut t.fast_uc as *mut UContext;
+        // SAFETY: `fast_uc` is this thread's (see below); the entry saved
+        // `prog_callee` for this call.
+        if !unsafe { full_frame(t, args, nr, &mut *uc) } {
+            t.fast_bail = 1;
+            t.fast_slow = 1;
+            return 0;
+        }
     }
     t.fast_calls += 1;
     // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
@@ -440,17 +474,143 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
 
 /// `needs_frame`, with the arguments: a `clone` that makes a thread or a
 /// vfork child (CLONE_VM), or gives the child a new stack, starts the child
-/// from a copy of the program's frame, which only the trap path has.
+/// from a copy of the program's frame, which only the trap path has; a
+/// ppoll, pselect6 or epoll_pwait(2) that installs a mask needs the frame's
+/// mask (without one, it waits on the fast path).
 ///
 /// # Safety
 /// `args` points at the six saved argument registers.
 unsafe fn fast_needs_frame(nr: usize, args: *const u64) -> bool {
-    if nr == Sysno::clone as usize {
-        // SAFETY: per contract: flags (rdi) and the new stack (rsi).
-        let (flags, stack) = unsafe { (*args, *args.add(1)) };
-        return flags & sys::CLONE_VM != 0 || stack != 0;
+    // SAFETY: per contract, `args` is the six saved argument registers.
+    if let Some((vm, stack)) = unsafe { clone_kind(nr, args) } {
+        // A fork goes as it is; a child that starts from a copy of the
+        // program's state gets one built here (`full_frame`), unless it
+        // would not share our memory (a fork onto a new stack).
+        return !vm && stack;
+    }
+    if let Some(i) = crate::dispatch::temporary_mask_arg(nr) {
+        // Without a mask to install, a wait like any other.
+        // SAFETY: per contract, i < 6.
+        return unsafe { *args.add(i) } != 0;
     }
     needs_frame(nr)
+}
+
+/// For clone, clone3 and vfork: (CLONE_VM, a new stack for the child). None
+/// for any other call, or a clone3 whose arguments cannot be read (the
+/// kernel's EFAULT or EINVAL is for the trap path to return).
+///
+/// # Safety
+/// `args` points at the six saved argument registers.
+unsafe fn clone_kind(nr: usize, args: *const u64) -> Option<(bool, bool)> {
+    // SAFETY: per contract.
+    let a = |i: usize| unsafe { *args.add(i) };
+    if nr == Sysno::clone as usize {
+        Some((a(0) & sys::CLONE_VM != 0, a(1) != 0))
+    } else if nr == Sysno::vfork as usize {
+        Some((true, false))
+    } else if nr == Sysno::clone3 as usize {
+        // struct clone_args: flags at 0, stack at 40.
+        let ca = sys::read_user::<[u64; 6]>(a(0) as usize).ok().filter(|_| a(1) >= 64)?;
+        Some((ca[0] & sys::CLONE_VM != 0, ca[5] != 0))
+    } else {
+        None
+    }
+}
+
+/// The byte offset, in a thread's boot area, of the FPU state of the frame a
+/// new thread starts from (below it, the frame itself).
+pub const BOOT_FP_OFF: usize = 1024;
+const FP_XSTATE_MAGIC1: u32 = 0x4650_5853;
+const FP_XSTATE_MAGIC2: u32 = 0x4650_5845;
+const UC_FP_XSTATE: u64 = 1;
+const UC_SIGCONTEXT_SS: u64 = 2;
+const UC_STRICT_RESTORE_SS: u64 = 4;
+/// %cs and %ss of 64-bit user mode, in the frame's csgsfs word.
+const USER_CS_SS: u64 = 0x33 | 0x2b << 48;
+
+/// Puts in `uc` the whole program state at a fast call's `syscall`, as the
+/// kernel's signal frame for a trap there would hold it: every register as
+/// the program left it (the argument registers and xmm0-15 from the entry's
+/// save area, rbx, rbp, r12-r15 from `prog_callee`, the rest still live:
+/// strata's code uses no other vector state), rax = nr, rcx and r11 as the
+/// kernel sets them, the program's mask, and the FPU and vector state
+/// (xsave, in the kernel's frame format) in this thread's boot area, unused
+/// once the thread has started. For a clone whose child starts from a copy
+/// of it (`process::clone`). False if the state does not fit there.
+///
+/// # Safety
+/// Called from `strata_fast` for one of the calls the entry saved
+/// `prog_callee` for; `args` as `strata_fast`'s.
+unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UContext) -> bool {
+    use core::arch::x86_64::__cpuid_count;
+    // Leaf 0xd exists where xsave does (the kernel's own frames use it).
+    let size = __cpuid_count(0xd, 0).ebx as usize;
+    if !(576..=crate::thread::BOOT_SIZE - BOOT_FP_OFF - 4).contains(&size) {
+        return false;
+    }
+    let fp = t.boot_frame + BOOT_FP_OFF;
+    let (lo, hi): (u32, u32);
+    // SAFETY: xgetbv(0) reads XCR0.
+    unsafe { core::arch::asm!("xgetbv", in("ecx") 0, out("eax") lo, out("edx") hi, options(nomem, nostack)) };
+    // SAFETY: [fp, fp + size + 4) lies in this thread's boot area (checked
+    // above), 64-byte aligned, which nothing uses after the thread started;
+    // the header must be zero but for what xsave writes.
+    unsafe {
+        core::ptr::write_bytes((fp + 512) as *mut u8, 0, 64);
+        core::arch::asm!("xsave64 [{p}]", p = in(reg) fp, in("eax") lo, in("edx") hi, options(nostack));
+        // xmm0-15 as the program left them (strata's code has used them).
+        core::ptr::copy_nonoverlapping((args as *const u8).sub(256), (fp + 160) as *mut u8, 256);
+        let sw = (fp + 464) as *mut u32;
+        sw.write(FP_XSTATE_MAGIC1);
+        sw.add(1).write(size as u32 + 4);
+        (sw.add(2) as *mut u64).write_unaligned(u64::from(hi) << 32 | u64::from(lo));
+        sw.add(4).write(size as u32);
+        core::ptr::write_bytes(sw.add(5), 0, 7);
+        ((fp + size) as *mut u32).write_unaligned(FP_XSTATE_MAGIC2);
+    }
+    // SAFETY: per contract, six u64: rdi, rsi, rdx, r10, r8, r9.
+    let a = unsafe { core::ptr::read(args as *const [u64; 6]) };
+    let [rbx, rbp, r12, r13, r14, r15] = t.prog_callee;
+    let sret = t.sret as u64;
+    uc.gregs = [
+        a[4],
+        a[5],
+        a[3],
+        t.prog_flags,
+        r12,
+        r13,
+        r14,
+        r15,
+        a[0],
+        a[1],
+        rbp,
+        rbx,
+        a[2],
+        nr as u64,
+        sret,
+        t.prog_rsp as u64,
+        sret,
+        t.prog_flags,
+        USER_CS_SS,
+        0,
+        0,
+        0,
+        0,
+    ];
+    uc.flags = UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+    uc.link = 0;
+    uc.fpstate = fp as u64;
+    let mut cur = 0u64;
+    // SAFETY: reads the mask into a local.
+    unsafe {
+        sys::sc(
+            Sysno::rt_sigprocmask,
+            &[sys::SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8],
+        )
+    };
+    uc.sigmask = cur & !t.deferred;
+    true
 }
 
 /// The thread's mask will be `mask`: whether faults are deliverable.

@@ -75,6 +75,25 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     child.vsigsys_blocked = t.vsigsys_blocked;
     child.prog_gs = t.prog_gs;
     child.vfork_child = u8::from(flags & sys::CLONE_VFORK != 0);
+    // On the fast path the program's mask is the real one: the child must
+    // start with every signal blocked (it has no state of its own until
+    // strata_thread_boot sets it up; its frame's mask then becomes real).
+    let fast_mask = (t.in_fast != 0).then(|| {
+        let mut old = 0u64;
+        // SAFETY: blocks everything, the old mask into a local.
+        unsafe {
+            sys::sc(
+                Sysno::rt_sigprocmask,
+                &[
+                    sys::SIG_SETMASK,
+                    &!0u64 as *const u64 as usize,
+                    &mut old as *mut u64 as usize,
+                    8,
+                ],
+            )
+        };
+        old
+    });
     // SAFETY: strata_clone_vm issues the program's clone; the child never
     // returns into this function (it starts in strata_thread_boot).
     let r = unsafe {
@@ -88,6 +107,9 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             c,
         )
     };
+    if let Some(old) = fast_mask {
+        sys::set_sigmask(old);
+    }
     if r < 0 || (r > 0 && flags & sys::CLONE_VFORK != 0) {
         // A vfork child has exec'd or exited by the time we resume: its
         // state is free again.
@@ -102,7 +124,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
 /// # Safety
 /// `c.boot_frame` points at BOOT_SIZE bytes owned by `c`.
 unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
-    const FP_OFF: usize = 1024;
+    const FP_OFF: usize = crate::fast::BOOT_FP_OFF;
     let frame = c.boot_frame as *mut RtSigframe;
     // SAFETY: per contract; the parent's frame is valid.
     unsafe {

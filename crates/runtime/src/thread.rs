@@ -125,9 +125,13 @@ pub struct Thread {
     /// Real-time signals deferred and kept for strata to deliver (signo 0:
     /// free).
     pub saved_rt: [sys::SigInfo; 4],
-    /// Stand-in signal frame for calls on the fast path (only its `rax`
-    /// and mask are used: calls that need a real frame take the trap path).
+    /// Stand-in signal frame for calls on the fast path (its `rax` and mask;
+    /// complete for a clone whose child starts from a copy of it,
+    /// `fast::full_frame`).
     pub fast_uc: sys::UContext,
+    /// The program's rbx, rbp, r12-r15 at a fast clone, clone3 or vfork
+    /// (saved by the entry for those calls only).
+    pub prog_callee: [u64; 6],
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
@@ -141,6 +145,7 @@ pub const OFF_IN_FAST: usize = core::mem::offset_of!(Thread, in_fast);
 pub const OFF_FAULT_OK: usize = core::mem::offset_of!(Thread, fault_ok);
 pub const OFF_FAST_SLOW: usize = core::mem::offset_of!(Thread, fast_slow);
 pub const OFF_PROG_RSP: usize = core::mem::offset_of!(Thread, prog_rsp);
+pub const OFF_PROG_CALLEE: usize = core::mem::offset_of!(Thread, prog_callee);
 pub const OFF_PROG_FLAGS: usize = core::mem::offset_of!(Thread, prog_flags);
 pub const OFF_SRET: usize = core::mem::offset_of!(Thread, sret);
 pub const OFF_FAST_RESULT: usize = core::mem::offset_of!(Thread, fast_result);
