@@ -176,3 +176,24 @@ def test_threads_start_on_the_fast_path(tmp_path):
 
     assert traps() == 0
     assert traps("--rewrite=off") >= 6
+
+
+@pytest.mark.skipif(not have("strace"), reason="strace is not installed")
+def test_a_branch_into_the_rest_of_a_run_runs_the_original(out_dir, tmp_path):
+    """tests/programs/fast_p3_tail.c: a run whose shortest form would put a branch target
+    of its own function inside the site's jump is taken from an earlier instruction, and the
+    rest of it stays as it was: the calls through the site (getpid) no longer trap, the
+    calls that branch into the rest (getppid, gettid) reach the intact syscall and trap."""
+    from conftest import ROOT, STRATA
+    exe = out_dir / "fast_p3_tail_t"
+    subprocess.run(["gcc", "-O1", "-I", str(ROOT / "tests" / "programs"), "-o", str(exe),
+                    str(ROOT / "tests" / "programs" / "fast_p3_tail.c")], check=True)
+    native = run([str(exe)])
+    out = tmp_path / "strace.txt"
+    r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
+             str(STRATA), "run", "--", str(exe)])
+    assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+    assert b"getpid 20/20; entered at L: getppid 20/20, gettid 20/20" in r.stdout
+    text = out.read_text()
+    counts = {nr: len(re.findall(rf"si_syscall=__NR_{nr}\b", text)) for nr in ("getpid", "getppid", "gettid")}
+    assert counts == {"getpid": 0, "getppid": 20, "gettid": 20}, counts

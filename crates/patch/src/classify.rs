@@ -1,6 +1,6 @@
 //! Deciding which `syscall` sites can be rewritten: lazily at a trap, eagerly per function.
 
-use crate::emit::{JUMP_LEN, TRAMPOLINE_MAX, TRAMPOLINE_TAIL};
+use crate::emit::{cover, JUMP_LEN, TRAMPOLINE_MAX, TRAMPOLINE_TAIL};
 use crate::{is_prefix_byte, Decline, Pattern, Site, NR_RT_SIGRETURN, SYSCALL};
 use iced_x86::{Code, Decoder, DecoderOptions, FlowControl, Instruction, OpKind, Register};
 
@@ -484,7 +484,16 @@ fn classify_run(before: &[(Instruction, usize)], code: &[u8]) -> Result<Site, De
     if !(JUMP_LEN..=MAX_LEN).contains(&len) || count > MAX_RUN {
         return Err(Decline::TooShort);
     }
-    let run = before.get(before.len() - count..).unwrap_or_default();
+    run_site(before.get(before.len() - count..).unwrap_or_default(), code)
+}
+
+/// The P3 site made of exactly the instructions `run` (at their offsets in `code`), which end
+/// at a `syscall`.
+fn run_site(run: &[(Instruction, usize)], code: &[u8]) -> Result<Site, Decline> {
+    let len: usize = run.iter().map(|(instr, _)| instr.len()).sum();
+    if !(JUMP_LEN..=MAX_LEN).contains(&len) || run.len() > MAX_RUN {
+        return Err(Decline::TooShort);
+    }
     let Some(&(first, first_at)) = run.first() else {
         return Err(Decline::TooShort);
     };
@@ -549,10 +558,21 @@ pub(crate) fn relocatable(instr: &Instruction) -> Result<(), Decline> {
     Ok(())
 }
 
+/// The most direct branch targets near the sites of one pass that [`drop_branch_targets`]
+/// keeps; with more, every site of the pass is declined.
+const MAX_TARGETS: usize = 64;
+
 /// Replaces each accepted site in `batch` that a direct branch of the function lands inside
-/// (strictly between its start and its `syscall`; for P4 also in the padding from the pad
-/// jump to the function's start) by [`Decline::BranchTarget`].
+/// of where its jump goes (strictly after its start, in the bytes [`cover`] replaces; for P4
+/// also in the padding from the pad jump to the function's start) by the same run begun at an
+/// earlier instruction, whose jump then overlaps only instructions before the target (a P3
+/// run, within [`MAX_LEN`] bytes and [`MAX_RUN`] instructions: glibc's thread-exit loop
+/// `mov $60,%edx; nop; L: xor %edi,%edi; mov %edx,%eax; syscall; jmp L`), or else by
+/// [`Decline::BranchTarget`]. A target in the rest of a run is fine: those bytes stay as they
+/// were, and the code there runs as it always did, up to the intact `syscall`.
 fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, Decline>)]) {
+    let mut targets = [0u64; MAX_TARGETS];
+    let (mut n, mut overflow) = (0, false);
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
     while decoder.can_decode() {
@@ -563,16 +583,93 @@ fn drop_branch_targets(code: &[u8], base: u64, batch: &mut [(u64, Result<Site, D
         if !is_direct_branch(&instr) {
             continue;
         }
-        let target = instr.near_branch_target();
-        for (_, result) in batch.iter_mut() {
-            if let Ok(site) = result {
-                let into_pad = site.pattern == Pattern::P4 && target >= site.pad && target < site.start;
-                if (target > site.start && target < site.sys_addr()) || into_pad {
-                    *result = Err(Decline::BranchTarget);
+        let t = instr.near_branch_target();
+        // Only a target in the MAX_LEN bytes before a site's `syscall`, or in a P4 padding,
+        // can matter.
+        let near = batch.iter().any(|(sys, result)| {
+            (t < *sys && t.saturating_add(MAX_LEN as u64) >= *sys)
+                || result
+                    .as_ref()
+                    .is_ok_and(|s| s.pattern == Pattern::P4 && t >= s.pad && t < s.start)
+        });
+        if near {
+            match targets.get_mut(n) {
+                Some(slot) => {
+                    *slot = t;
+                    n += 1;
                 }
+                None => overflow = true,
             }
         }
     }
+    let targets = targets.get(..n).unwrap_or_default();
+    for (sys, result) in batch.iter_mut() {
+        let Ok(site) = *result else {
+            continue;
+        };
+        if overflow {
+            *result = Err(Decline::BranchTarget);
+        } else if lands_inside(&site, targets) {
+            *result = earlier_run(code, base, &site, *sys, targets).ok_or(Decline::BranchTarget);
+        }
+    }
+}
+
+/// Whether one of `targets` lands where `site`'s jump leaves no instruction to land on.
+fn lands_inside(site: &Site, targets: &[u64]) -> bool {
+    let Ok(cover) = cover(site) else {
+        return true;
+    };
+    let end = site.start.wrapping_add(cover as u64);
+    targets
+        .iter()
+        .any(|&t| (t > site.start && t < end) || (site.pattern == Pattern::P4 && t >= site.pad && t < site.start))
+}
+
+/// For a P3 `site` (ending at `sys`) that one of `targets` lands inside of: the shortest run
+/// ending at the same `syscall` that begins at an earlier instruction and that none of them
+/// lands inside of.
+fn earlier_run(code: &[u8], base: u64, site: &Site, sys: u64, targets: &[u64]) -> Option<Site> {
+    if site.pattern != Pattern::P3 {
+        return None;
+    }
+    // The instructions before the `syscall`, from a decode of the function from its start.
+    let mut ring = [(Instruction::default(), 0usize); MAX_RUN];
+    let mut count = 0usize;
+    let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
+    let mut instr = Instruction::default();
+    loop {
+        if !decoder.can_decode() {
+            return None;
+        }
+        let at = decoder.position();
+        decoder.decode_out(&mut instr);
+        if instr.is_invalid() || instr.ip() > sys {
+            return None;
+        }
+        if instr.ip() == sys {
+            break;
+        }
+        *ring.get_mut(count % MAX_RUN)? = (instr, at);
+        count += 1;
+    }
+    let seen = count.min(MAX_RUN);
+    let mut before = [(Instruction::default(), 0usize); MAX_RUN];
+    for (k, slot) in before.iter_mut().take(seen).enumerate() {
+        *slot = *ring.get((count - seen + k) % MAX_RUN)?;
+    }
+    let before = before.get(..seen)?;
+    let have = site.lens.to_le_bytes().iter().take_while(|&&b| b != 0).count();
+    for k in have + 1..=seen {
+        let run = before.get(seen - k..)?;
+        match run_site(run, code) {
+            Ok(longer) if !lands_inside(&longer, targets) => return Some(longer),
+            Ok(_) => {}
+            // Longer runs hold the same instruction, or are longer still.
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 /// [`Site::lens`] for a single instruction of `len` bytes, copied unchanged.

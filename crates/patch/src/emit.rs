@@ -67,8 +67,33 @@ fn pad_rel8(site: &Site) -> Result<u8, Decline> {
     rel.map(|rel| rel as u8).map_err(|_| Decline::OutOfRange)
 }
 
-/// Writes the bytes that replace `site` into `out` and returns their number (`site.len`):
-/// `e9 rel32` to `tramp` (relative to `site.start + 5`), then `int3` for the dead tail.
+/// How many of `site`'s bytes its jump replaces: the instructions that the 5-byte `jmp
+/// rel32` overlaps, whole (for P1, P1W, P2: the one instruction; for P3: the first ones, up
+/// to the first instruction boundary at or after 5 bytes; for P4: the whole run, whose `jmp
+/// rel8` leads to the pad). The rest of a P3 run stays as it was: a branch of the function
+/// that lands there runs the original instructions and the intact `syscall`, which traps.
+/// Errors: [`Decline::InvalidSite`] if `lens` does not describe the run.
+pub fn cover(site: &Site) -> Result<usize, Decline> {
+    let len = site_len(site)?;
+    if site.pattern != Pattern::P3 {
+        return Ok(len);
+    }
+    let mut at = 0;
+    for byte in site.lens.to_le_bytes() {
+        at += usize::from(byte & 0x0f);
+        if byte == 0 || at >= JUMP_LEN {
+            break;
+        }
+    }
+    if at < JUMP_LEN || at > len {
+        return Err(Decline::InvalidSite);
+    }
+    Ok(at)
+}
+
+/// Writes the bytes that replace `site` into `out` and returns their number ([`cover`]):
+/// `e9 rel32` to `tramp` (relative to `site.start + 5`), then `int3` for the dead bytes of
+/// the instruction(s) it overlaps.
 ///
 /// For P4: `eb rel8` to [`Site::pad`] (relative to `site.start + 2`), then `int3`; the pad
 /// jump to `tramp` comes from [`pad_jump_bytes`] and must be written first.
@@ -85,9 +110,10 @@ pub fn jump_bytes(site: &Site, tramp: u64, out: &mut [u8; 15]) -> Result<usize, 
         return Ok(len);
     }
     let jmp = jmp_rel32(site.start, tramp)?;
+    let n = cover(site)?;
     *out = [INT3; 15];
     out[..JUMP_LEN].copy_from_slice(&jmp);
-    Ok(len)
+    Ok(n)
 }
 
 /// For a P4 site: the 5 bytes to write at [`Site::pad`], `e9 rel32` to `tramp` (relative to

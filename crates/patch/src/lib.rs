@@ -2,8 +2,10 @@
 //!
 //! The fast path (docs/design/fast-path.md §2, §5.1) never changes a `syscall` (`0f 05`)
 //! itself. It replaces the whole instruction of at least 5 bytes right *before* it (or the
-//! few shorter instructions that end at it, P3) with `jmp rel32` to a per-site trampoline,
-//! and fills what is left of them with `int3`. The trampoline runs the replaced
+//! first of the few shorter instructions that end at it, P3: those the 5-byte jump overlaps,
+//! [`cover`]) with `jmp rel32` to a per-site trampoline, and fills what is left of them with
+//! `int3`; the rest of a P3 run stays as it was, so a branch of the function to it runs the
+//! original code and the intact `syscall`. The trampoline runs the replaced
 //! instruction(s) (relocated), sets `%rcx` to the address after the `syscall` as the kernel
 //! would, and jumps through an 8-byte constant to strata's entry stub:
 //!
@@ -64,8 +66,8 @@ pub use classify::{
 };
 pub use eh_frame_hdr::EhFrameHdr;
 pub use emit::{
-    jump_bytes, live_p1_ok, next_live_p1_addr, pad_jump_bytes, relocation, site_offset, trampoline, trampoline_with,
-    JUMP_LEN, TRAMPOLINE_MAX,
+    cover, jump_bytes, live_p1_ok, next_live_p1_addr, pad_jump_bytes, relocation, site_offset, trampoline,
+    trampoline_with, JUMP_LEN, TRAMPOLINE_MAX,
 };
 
 /// The bytes of `syscall`.
@@ -102,6 +104,10 @@ pub enum Pattern {
     /// rel32) whose target lies outside the run, re-encoded as rel32 in the trampoline. Found
     /// only by [`scan_function`], where instruction boundaries are known; the number is static
     /// (0) only when the last instruction is `xor %eax,%eax` (or one of P1's/P1W's `mov`s).
+    /// The shortest such run is taken, unless a branch of the function lands inside the
+    /// instructions its jump would overlap: then the shortest that begins earlier and avoids
+    /// every such target (glibc's thread-exit loop, `mov $60,%edx; nop; L: xor %edi,%edi; mov
+    /// %edx,%eax; syscall; jmp L`, is rewritten from its `mov $60`).
     P3,
     /// A run of 1..=4 instructions of 2..=4 bytes in all, from the function's first byte up to
     /// the `syscall`: glibc's `__read_nocancel` (`xor %eax,%eax; syscall`). Each is relocatable

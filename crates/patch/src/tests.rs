@@ -486,10 +486,12 @@ fn p3_read() {
     assert_eq!(site_offset(cancel.lens, 19), None);
     assert_eq!(site_offset(0, 0), None);
 
-    // The jump: e9 rel32 and int3 over the other 6 bytes.
+    // The jump: e9 rel32 and int3 over the rest of the cmpb it overlaps; the je and the xor
+    // stay as they were (a branch to them runs them and the intact syscall).
     let mut jmp = [0; 15];
-    assert_eq!(jump_bytes(&main, tramp, &mut jmp), Ok(11));
-    assert_eq!(jmp[5..11], [0xcc; 6]);
+    assert_eq!(cover(&main), Ok(7));
+    assert_eq!(jump_bytes(&main, tramp, &mut jmp), Ok(7));
+    assert_eq!(jmp[5..7], [0xcc; 2]);
     assert_eq!(decode_all(&jmp[..5], base)[0].near_branch_target(), tramp);
 }
 
@@ -615,9 +617,10 @@ fn p3_declines() {
 
 #[test]
 fn p3_branch_targets() {
-    // read, plus a jmp back to each offset of the function's start: interior boundaries of
-    // the run (7: je, 9: xor) decline it; its start and its syscall do not.
-    for (target, ok) in [(0u64, true), (7, false), (9, false), (11, true), (3, false)] {
+    // read, plus a jmp back to each offset of the function's start: inside the cmpb that
+    // the site's jump overlaps (3) declines it; its start, the je and the xor after it
+    // (intact: the jump replaces only the cmpb) and the syscall do not.
+    for (target, ok) in [(0u64, true), (7, true), (9, true), (11, true), (3, false)] {
         let mut code = READ.to_vec();
         let here = code.len() as u64;
         code.push(0xe9);
@@ -631,6 +634,48 @@ fn p3_branch_targets() {
         assert_eq!(got[0].1.map(|s| s.0), expect, "{target}");
         assert_eq!(got[1].1.map(|s| s.0), Ok(Pattern::P3));
     }
+}
+
+#[test]
+fn p3_begins_earlier_for_a_branch_target() {
+    // glibc's thread exit: mov $60,%edx; xchg %ax,%ax; L: xor %edi,%edi; mov %edx,%eax;
+    // syscall; jmp L. The shortest run (xchg, xor, mov) has L inside its jump's 5 bytes; the
+    // run from the mov $60 does not (its jump overlaps the mov alone).
+    let code = [
+        0xba,
+        0x3c,
+        0,
+        0,
+        0,
+        0x66,
+        0x90,
+        0x31,
+        0xff,
+        0x89,
+        0xd0,
+        0x0f,
+        0x05,
+        0xeb,
+        (7i32 - 15) as u8,
+    ];
+    let got = p3(&code);
+    assert_eq!(got.len(), 1);
+    let (pattern, start, len, nr, lens) = got[0].1.unwrap();
+    assert_eq!((got[0].0, pattern, start, len, nr), (11, Pattern::P3, 0, 11, None));
+    assert_eq!(lens, 0x22_22_22_55);
+    let site = scan_all(&code, 0x1000)[0].1.unwrap();
+    assert_eq!(cover(&site), Ok(5));
+    let mut jmp = [0; 15];
+    assert_eq!(jump_bytes(&site, 0x9000, &mut jmp), Ok(5));
+    // A target inside the mov $60 too: no run is left.
+    let mut code2 = code.to_vec();
+    code2.extend_from_slice(&[0xeb, (2i32 - 17) as u8]);
+    assert_eq!(p3(&code2)[0].1, Err(Decline::BranchTarget));
+    // Without the mov $60 before it (the function starts at the xchg): declined.
+    assert_eq!(
+        p3(&[0x66, 0x90, 0x31, 0xff, 0x89, 0xd0, 0x0f, 0x05, 0xeb, (2i32 - 10) as u8])[0].1,
+        Err(Decline::BranchTarget)
+    );
 }
 
 #[test]

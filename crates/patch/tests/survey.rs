@@ -199,8 +199,8 @@ fn padding_everywhere(s: &mut Survey, hdr: &EhFrameHdr, ta: u64, td: &[u8]) {
     }
 }
 
-/// Every direct branch of every function in `.text` whose target is an interior boundary of
-/// a P3 run.
+/// Every direct branch of every function in `.text` whose target lies inside the bytes a P3
+/// site's jump replaces ([`cover`]; the rest of a run stays as it was).
 fn foreign_targets(s: &mut Survey, hdr: &EhFrameHdr, ta: u64, td: &[u8]) {
     let text_end = ta + td.len() as u64;
     let p3: Vec<&Site> = s.sites.iter().filter(|s| s.pattern == Pattern::P3).collect();
@@ -219,7 +219,10 @@ fn foreign_targets(s: &mut Survey, hdr: &EhFrameHdr, ta: u64, td: &[u8]) {
                 continue;
             }
             let t = insn.near_branch_target();
-            for site in p3.iter().filter(|site| t > site.start && t < site.sys_addr()) {
+            for site in p3
+                .iter()
+                .filter(|site| t > site.start && t < site.start + cover(site).unwrap() as u64)
+            {
                 s.p3_foreign_targets
                     .push(format!("{:#x} -> {t:#x} (site {:#x})", insn.ip(), site.start));
             }
@@ -288,8 +291,14 @@ fn check_site(s: &mut Survey, td: &[u8], ta: u64, sys: u64, result: Result<Site,
     // The jump and a trampoline 1 GiB above, decoded back.
     let (tramp, slot) = (site.start + 0x4000_0040, site.start + 0x4000_0000);
     let mut jmp = [0; 15];
-    assert_eq!(jump_bytes(&site, tramp, &mut jmp), Ok(site.len as usize));
-    assert!(jmp[5..site.len as usize].iter().all(|&b| b == 0xcc));
+    let n = cover(&site).unwrap();
+    assert!(n >= 5 && n <= site.len as usize);
+    assert_eq!(
+        n < site.len as usize,
+        site.pattern == Pattern::P3 && n < site.len as usize
+    );
+    assert_eq!(jump_bytes(&site, tramp, &mut jmp), Ok(n));
+    assert!(jmp[5..n].iter().all(|&b| b == 0xcc));
     let mut out = [0; 64];
     let n = trampoline(&site, tramp, slot, &mut out).unwrap();
     assert!(n <= TRAMPOLINE_MAX);

@@ -372,12 +372,12 @@ pub fn init() -> bool {
 /// program's control flow, `dispatch::owns_control_flow`), or that install a
 /// temporary mask: never served on the fast path. Exceptions, whose
 /// sites are rewritten: ppoll, pselect6 and epoll_pwait(2) without a mask
-/// (decided per call, `fast_needs_frame`); a fork (`fork`, or `clone` without CLONE_VM and
-/// without a new stack: the child is a copy of this very call and returns
-/// through it as the parent does) and a successful `execve`/`execveat`
-/// (the image is replaced; a failed one returns like any call). Any other
-/// `clone` reaching the fast path is sent to the trap path
-/// (`fast_needs_frame`).
+/// (decided per call, `fast_needs_frame`); fork, clone, clone3 and vfork
+/// (a fork's child is a copy of this very call and returns through it as
+/// the parent does; a thread or vfork child starts from the frame
+/// `full_frame` builds); execve/execveat (the image is replaced; a failed
+/// one returns like any call); exit and exit_group (they never return). A
+/// fork onto a new stack is sent to the trap path (`fast_needs_frame`).
 pub fn needs_frame(nr: usize) -> bool {
     if [
         Sysno::fork,
@@ -386,6 +386,8 @@ pub fn needs_frame(nr: usize) -> bool {
         Sysno::clone3,
         Sysno::execve,
         Sysno::execveat,
+        Sysno::exit,
+        Sysno::exit_group,
     ]
     .iter()
     .any(|&s| s as usize == nr)

@@ -152,6 +152,9 @@ unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
 /// exit(2) of one thread, or exit_group(2): free the state as it goes.
 pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
     crate::rewrite::flush_stats(t, nr == Sysno::exit_group as usize);
+    // Nothing more for this thread (on the fast path the program's mask is
+    // the real one: a signal for the process stays for another thread).
+    sys::set_sigmask(!0);
     // SAFETY: the state is ours; nothing runs on it after the exit.
     unsafe { crate::asm::strata_exit_thread(t, code, nr) }
 }
