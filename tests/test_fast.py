@@ -131,6 +131,17 @@ def test_real_programs_mostly_skip_the_trap(argv):
     assert s["trapped"] * 10 < s["total"], s
 
 
+def sigsys_of(tmp_path, native: Result, opts, argv) -> str:
+    """strace's record of the Syscall User Dispatch traps (SIGSYS) of `strata run OPTS --
+    ARGV`, whose status and output must be `native`'s."""
+    from conftest import STRATA
+    out = tmp_path / "strace.txt"
+    r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
+             str(STRATA), "run", *opts, "--", *argv])
+    assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+    return out.read_text()
+
+
 @pytest.mark.skipif(not have("strace"), reason="strace is not installed")
 def test_fork_and_exec_take_the_fast_path(tmp_path):
     """A shell's fork (glibc's clone without CLONE_VM) and its execve are served through
@@ -140,12 +151,7 @@ def test_fork_and_exec_take_the_fast_path(tmp_path):
     native = run(["bash", "-c", script])
 
     def traps(*opts):
-        out = tmp_path / "strace.txt"
-        from conftest import STRATA
-        r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
-                 str(STRATA), "run", *opts, "--", "bash", "-c", script])
-        assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
-        text = out.read_text()
+        text = sigsys_of(tmp_path, native, opts, ["bash", "-c", script])
         return {nr: len(re.findall(rf"si_syscall=__NR_{nr}\b", text)) for nr in ("clone", "execve")}
 
     assert traps() == {"clone": 0, "execve": 0}
@@ -167,12 +173,8 @@ def test_threads_start_on_the_fast_path(tmp_path):
     native = run(["python3", "-c", code])
 
     def traps(*opts):
-        out = tmp_path / "strace.txt"
-        from conftest import STRATA
-        r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
-                 str(STRATA), "run", *opts, "--", "python3", "-c", code])
-        assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
-        return len(re.findall(r"si_syscall=__NR_clone3\b", out.read_text()))
+        text = sigsys_of(tmp_path, native, opts, ["python3", "-c", code])
+        return len(re.findall(r"si_syscall=__NR_clone3\b", text))
 
     assert traps() == 0
     assert traps("--rewrite=off") >= 6
@@ -184,16 +186,12 @@ def test_a_branch_into_the_rest_of_a_run_runs_the_original(out_dir, tmp_path):
     of its own function inside the site's jump is taken from an earlier instruction, and the
     rest of it stays as it was: the calls through the site (getpid) no longer trap, the
     calls that branch into the rest (getppid, gettid) reach the intact syscall and trap."""
-    from conftest import ROOT, STRATA
+    from conftest import ROOT
     exe = out_dir / "fast_p3_tail_t"
     subprocess.run(["gcc", "-O1", "-I", str(ROOT / "tests" / "programs"), "-o", str(exe),
                     str(ROOT / "tests" / "programs" / "fast_p3_tail.c")], check=True)
     native = run([str(exe)])
-    out = tmp_path / "strace.txt"
-    r = run(["strace", "-f", "-qq", "-o", str(out), "-e", "trace=none", "-e", "signal=SIGSYS",
-             str(STRATA), "run", "--", str(exe)])
-    assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
-    assert b"getpid 20/20; entered at L: getppid 20/20, gettid 20/20" in r.stdout
-    text = out.read_text()
+    assert b"getpid 20/20; entered at L: getppid 20/20, gettid 20/20" in native.stdout
+    text = sigsys_of(tmp_path, native, (), [str(exe)])
     counts = {nr: len(re.findall(rf"si_syscall=__NR_{nr}\b", text)) for nr in ("getpid", "getppid", "gettid")}
     assert counts == {"getpid": 0, "getppid": 20, "gettid": 20}, counts

@@ -450,17 +450,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     let masking =
         nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
     if masking {
-        // The program's mask is the real one here, but for the signals
-        // strata deferred (blocked until the call ends).
-        let mut cur = 0u64;
-        // SAFETY: reads the mask into a local.
-        unsafe {
-            sys::sc(
-                Sysno::rt_sigprocmask,
-                &[sys::SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8],
-            )
-        };
-        uc.sigmask = cur & !t.deferred;
+        uc.sigmask = program_mask(t);
     }
     crate::dispatch::syscall(thread::current(), uc, nr, a);
     if masking {
@@ -603,6 +593,13 @@ unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UCont
     uc.flags = UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
     uc.link = 0;
     uc.fpstate = fp as u64;
+    uc.sigmask = program_mask(t);
+    true
+}
+
+/// The program's signal mask during a fast call: the real one, but for the
+/// signals strata deferred (blocked until the call ends).
+fn program_mask(t: &Thread) -> u64 {
     let mut cur = 0u64;
     // SAFETY: reads the mask into a local.
     unsafe {
@@ -611,8 +608,7 @@ unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UCont
             &[sys::SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8],
         )
     };
-    uc.sigmask = cur & !t.deferred;
-    true
+    cur & !t.deferred
 }
 
 /// The thread's mask will be `mask`: whether faults are deliverable.
