@@ -15,7 +15,8 @@ import pytest
 from conftest import OUT, Result, have, run
 
 STATS = re.compile(r"strata: fast path: (\d+) calls entered strata directly, (\d+) skipped it, "
-                   r"(\d+) trapped \([\d.]+% of (\d+)\); (\d+) sites rewritten, (\d+) declined")
+                   r"(\d+) trapped \([\d.]+% of (\d+)\); (\d+) sites rewritten, (\d+) declined; "
+                   r"code scanned in (\d+) mappings, taken from the site cache in (\d+)")
 LOOP_SRC = r"""
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ def strata_run(*args, user=None) -> Result:
 def stats(r: Result) -> dict:
     m = STATS.search(r.stderr.decode(errors="replace"))
     assert m, f"no --fast-stats line:\n{r.show()}"
-    keys = ("fast", "native", "trapped", "total", "rewritten", "declined")
+    keys = ("fast", "native", "trapped", "total", "rewritten", "declined", "scanned", "cached")
     return dict(zip(keys, map(int, m.groups())))
 
 
@@ -195,3 +196,33 @@ def test_a_branch_into_the_rest_of_a_run_runs_the_original(out_dir, tmp_path):
     text = sigsys_of(tmp_path, native, (), [str(exe)])
     counts = {nr: len(re.findall(rf"si_syscall=__NR_{nr}\b", text)) for nr in ("getpid", "getppid", "gettid")}
     assert counts == {"getpid": 0, "getppid": 20, "gettid": 20}, counts
+
+
+def test_site_cache_kept_across_runs(tmp_path):
+    """The site cache outlives a run (sites-KEY.cache in the user's private strata-UID
+    directory): a second run takes every library's sites from it instead of decoding them;
+    a damaged cache file costs a scan, nothing else; a sandboxed run neither reads nor
+    writes it."""
+    from conftest import STRATA
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    argv = ["python3", "-c", "import json; print(json.dumps([1, 2]))"]
+    native = run(argv)
+
+    def go(*opts):
+        r = run([str(STRATA), "run", "--fast-stats", *opts, "--", *argv], env=env)
+        assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+        return stats(r)
+
+    first = go()
+    assert first["scanned"] > 0 and first["cached"] == 0, first
+    caches = list((tmp_path / f"strata-{os.geteuid()}").glob("sites-*.cache"))
+    assert len(caches) == 1 and caches[0].stat().st_mode & 0o777 == 0o600, caches
+    second = go()
+    assert second["scanned"] == 0 and second["cached"] == first["scanned"], second
+    assert second["rewritten"] == first["rewritten"], (first, second)
+    caches[0].write_bytes(b"\x01" + os.urandom(4000))
+    damaged = go()
+    assert damaged["scanned"] == first["scanned"] and damaged["cached"] == 0, damaged
+    assert go()["cached"] == first["scanned"]
+    sandboxed = go("--policy", "builtin:no-network")
+    assert sandboxed["scanned"] == first["scanned"] and sandboxed["cached"] == 0, sandboxed

@@ -265,6 +265,16 @@ pub mod counts {
     pub const SITE_CACHE_USED_WORD: usize = 15;
     /// Default size of the site cache (sparse: untouched pages cost nothing).
     pub const SITE_CACHE_DEFAULT: usize = 8 << 20;
+    /// Layout of the site cache: entries of [`SITE_ENTRY_HEAD`] words (state:
+    /// 1 once complete, the file's key in 7 words, the record count), then
+    /// that many records of [`SITE_REC_WORDS`] words each (runtime's
+    /// `rewrite::Rec`), one after another from the start of the cache.
+    pub const SITE_ENTRY_HEAD: usize = 9;
+    pub const SITE_REC_WORDS: usize = 7;
+    /// Header words: text mappings whose sites were found by a scan, and
+    /// those whose sites came from the site cache (`--fast-stats`).
+    pub const SCANNED_WORD: usize = 16;
+    pub const CACHED_WORD: usize = 17;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

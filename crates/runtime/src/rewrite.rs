@@ -58,6 +58,9 @@ pub fn unlock() {
 /// Statistics for `--fast-stats` (per process; summed into the session).
 pub static PATCHED: AtomicU64 = AtomicU64::new(0);
 pub static DECLINED: AtomicU64 = AtomicU64::new(0);
+/// Text mappings scanned, and those whose sites came from the site cache.
+pub static SCANNED: AtomicU64 = AtomicU64::new(0);
+pub static CACHED: AtomicU64 = AtomicU64::new(0);
 
 /// Adds the fast-path counters of thread `t` (all live threads with
 /// `all`, plus this process's site counts) to the session file, and zeroes
@@ -76,6 +79,8 @@ pub fn flush_stats(t: &mut crate::thread::Thread, all: bool) {
         crate::thread::for_each_live(&mut add);
         w[counts::PATCHED_WORD].fetch_add(PATCHED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
         w[counts::DECLINED_WORD].fetch_add(DECLINED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        w[counts::SCANNED_WORD].fetch_add(SCANNED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        w[counts::CACHED_WORD].fetch_add(CACHED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
     } else {
         add(t);
     }
@@ -88,6 +93,8 @@ pub fn after_fork(t: &mut crate::thread::Thread) {
     t.trap_calls = 0;
     PATCHED.store(0, Ordering::Relaxed);
     DECLINED.store(0, Ordering::Relaxed);
+    SCANNED.store(0, Ordering::Relaxed);
+    CACHED.store(0, Ordering::Relaxed);
 }
 
 pub fn init(lazy: bool, eager: bool) {
@@ -842,9 +849,13 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     };
     let cached = cache_find(&key, recs.buf());
     let n = match cached {
-        Some(n) => n,
+        Some(n) => {
+            CACHED.fetch_add(1, Ordering::Relaxed);
+            n
+        }
         None => match find_sites(addr, len, fd, off, recs.buf()) {
             Some(n) => {
+                SCANNED.fetch_add(1, Ordering::Relaxed);
                 cache_put(&key, &recs.buf()[..n]);
                 n
             }
@@ -878,7 +889,8 @@ struct Rec {
 const RELOC_BAD: u64 = u64::MAX;
 
 const MAX_RECS: usize = 8192;
-const REC_WORDS: usize = core::mem::size_of::<Rec>() / 8;
+const REC_WORDS: usize = strata_proto::counts::SITE_REC_WORDS;
+const _: () = assert!(core::mem::size_of::<Rec>() == REC_WORDS * 8);
 
 impl Rec {
     fn of(site: &Site, addr: u64, off: u64, riprel: u64) -> Rec {
@@ -970,7 +982,7 @@ fn cache() -> Option<(&'static [AtomicU64], &'static AtomicU64, usize, usize)> {
     Some((&w[at / 8..(at + size) / 8], &w[counts::SITE_CACHE_USED_WORD], at, size))
 }
 
-const ENTRY_HEAD: usize = 9;
+const ENTRY_HEAD: usize = strata_proto::counts::SITE_ENTRY_HEAD;
 
 fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
     let (c, used, _, _) = cache()?;
