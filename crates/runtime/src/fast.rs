@@ -420,6 +420,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         t.fast_slow = 1;
         return 0;
     }
+    t.fast_full = 0;
     // SAFETY: per contract.
     if unsafe { clone_kind(nr, args) }.is_some_and(|(vm, _)| vm) {
         let uc = &mut t.fast_uc as *mut UContext;
@@ -594,6 +595,7 @@ unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UCont
     uc.link = 0;
     uc.fpstate = fp as u64;
     uc.sigmask = program_mask(t);
+    t.fast_full = 1;
     true
 }
 

@@ -60,6 +60,13 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
         }
         return r;
     }
+    // On the fast path the child starts from the frame `fast::full_frame`
+    // built for this call; none was built if the arguments changed under us
+    // (clone3's flags re-read with CLONE_VM): refused rather than started
+    // from a stale state.
+    if t.in_fast != 0 && core::mem::take(&mut t.fast_full) == 0 {
+        return -sys::EINVAL;
+    }
     let Some(c) = thread::claim() else {
         return -sys::EAGAIN;
     };

@@ -132,6 +132,9 @@ pub struct Thread {
     /// The program's rbx, rbp, r12-r15 at a fast clone, clone3 or vfork
     /// (saved by the entry for those calls only).
     pub prog_callee: [u64; 6],
+    /// `fast_uc` holds the whole program state of the current fast call
+    /// (`fast::full_frame`), for the clone it was built for.
+    pub fast_full: u8,
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
