@@ -375,17 +375,18 @@ pub fn init() -> bool {
 /// (decided per call, `fast_needs_frame`); fork, clone, clone3 and vfork
 /// (a fork's child is a copy of this very call and returns through it as
 /// the parent does; a thread or vfork child starts from the frame
-/// `full_frame` builds); execve/execveat (the image is replaced; a failed
-/// one returns like any call); exit and exit_group (they never return). A
-/// fork onto a new stack is sent to the trap path (`fast_needs_frame`).
+/// `full_frame` builds); exit and exit_group (they never return). A fork
+/// onto a new stack is sent to the trap path (`fast_needs_frame`). execve
+/// stays on the trap path: a signal that arrives while strata prepares the
+/// exec must reach the program before it (the trap path delivers it there,
+/// nested); the fast path would defer it, blocked, into the new image
+/// (tests/programs/exec_signal_race.c).
 pub fn needs_frame(nr: usize) -> bool {
     if [
         Sysno::fork,
         Sysno::vfork,
         Sysno::clone,
         Sysno::clone3,
-        Sysno::execve,
-        Sysno::execveat,
         Sysno::exit,
         Sysno::exit_group,
     ]
@@ -445,11 +446,9 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     // SAFETY: `fast_uc` lives in the thread state; only this activation uses
     // it (fast calls never nest: signals are deferred meanwhile).
     let uc = unsafe { &mut *uc };
-    // rt_sigprocmask edits the stand-in frame's mask; execve gives the
-    // new image that mask (and, failing, leaves every signal blocked, as
-    // the trap path's handler runs): the real mask is put back after both.
-    let masking =
-        nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
+    // rt_sigprocmask edits the stand-in frame's mask: the real mask is put
+    // right after.
+    let masking = nr == Sysno::rt_sigprocmask as usize;
     if masking {
         uc.sigmask = program_mask(t);
     }
