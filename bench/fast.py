@@ -65,6 +65,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
+
 PY = "/usr/bin/python3"  # the system python (a pyenv shim would add a shell script)
 PY_IMPORTS = "json, email.parser, http.client, xml.dom.minidom, argparse, decimal, unittest"
 DD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=200000"]
@@ -73,11 +75,7 @@ STATS_RE = re.compile(r"strata: fast path:.*")
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    here = Path(__file__).resolve().parent
-    ap.add_argument("--root", default=str(here.parent))
-    ap.add_argument("--strata", default=os.environ.get("STRATA") or str(here.parent / "target/release/strata"))
-    ap.add_argument("--command", help="the command line to record (default: this script's argv)")
+    ap = benchlib.parser(__doc__)
     ap.add_argument("--only", default="getpid,dd,python,share,floor",
                     help="experiments to run (default getpid,dd,python,share,floor)")
     ap.add_argument("--getpid-n", type=int, default=1_000_000, help="calls per loop run (default 1000000)")
@@ -247,31 +245,6 @@ class Ctx:
         return (f"every command under `taskset -c {self.cpu}`" if self.cpu is not None
                 else "no command pinned (`--cpu none`)")
 
-
-def busy_others(min_pcpu=20.0):
-    """Other processes (not this one or its children) that used ≥ min_pcpu % of a CPU over their
-    lifetime, as `ps` reports it: what else competed for the machine during the run."""
-    mine = {os.getpid()}
-    try:
-        rows = subprocess.run(["ps", "-eo", "pid=,ppid=,pcpu=,etime=,args="], capture_output=True,
-                              text=True).stdout.splitlines()
-    except OSError:
-        return "unknown (no ps)"
-    procs = []
-    for r in rows:
-        f = r.split(None, 4)
-        if len(f) == 5:
-            procs.append((int(f[0]), int(f[1]), float(f[2]), f[3], f[4]))
-    changed = True
-    while changed:
-        changed = False
-        for pid, ppid, *_ in procs:
-            if ppid in mine and pid not in mine:
-                mine.add(pid)
-                changed = True
-    busy = [f"`{args[:60]}` ({pcpu:.0f}% for {etime})" for pid, _, pcpu, etime, args in
-            sorted(procs, key=lambda x: -x[2]) if pid not in mine and pcpu >= min_pcpu]
-    return "; ".join(busy[:4]) or "none"
 
 
 def choose_cpu(want):
@@ -957,21 +930,11 @@ def main():
     command = a.command or shlex.join(["python3", "bench/fast.py"] + sys.argv[1:])
     timer = Timer(a.timer)
     work = Path(tempfile.mkdtemp(prefix="strata-fast."))
-    orig = Path(a.strata)
-    st = orig.stat()
-    built = datetime.datetime.fromtimestamp(st.st_mtime).isoformat(timespec="seconds")
-    (work / "bin").mkdir()
-    digests = []
-    for name in (orig.name, "strata-rt"):
-        src = orig.parent / name
-        if src.exists():
-            shutil.copy2(src, work / "bin" / name)
-            digests.append(f"{name} sha256 {hashlib.sha256(src.read_bytes()).hexdigest()[:16]}")
-    strata = str(work / "bin" / orig.name)
+    strata, built, digests = benchlib.copy_strata(a.strata, work)
     commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
     t_start = time.monotonic()
     load_before = open("/proc/loadavg").read().split()[:3]
-    busy_before = busy_others()
+    busy_before = benchlib.busy_others()
     help_text = sh([strata, "run", "--help"])[1].decode(errors="replace")
     c = Ctx(a, strata, work, timer, help_text, t_start)
     sections = []
@@ -992,7 +955,7 @@ def main():
                 sections.append(f"## {key}\n\n**failed**: `{e!r}`\n")
         elapsed = time.monotonic() - t_start
         load_after = open("/proc/loadavg").read().split()[:3]
-        busy_after = busy_others()
+        busy_after = benchlib.busy_others()
 
         cpu_model = ""
         for l in open("/proc/cpuinfo"):
@@ -1058,7 +1021,7 @@ are the "calls no layer wants" rows); strata has no `--no-short-circuit`.
   at the end: {busy_after}
 - nproc: {os.cpu_count()}; CPU: {cpu_model or 'unknown'} ({', '.join(vec) or 'no AVX'}); uname -r: {platform.release()}
 - pinning: {c.pin_desc}{f' ({cpu_note})' if cpu_note else ''}
-- strata: {orig} (built {built}; {', '.join(digests)}), copied to a temporary directory for the
+- strata: {a.strata} (built {built}; {', '.join(digests)}), copied to a temporary directory for the
   run; source tree {commit} when the run started; {rewrite_line}; `--fast-stats`:
   {'yes' if c.has_stats else 'no'}
 - {'; '.join(tools)}

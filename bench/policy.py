@@ -65,16 +65,14 @@ import time
 import tomllib
 from pathlib import Path
 
+import benchlib
+
 SIZES = {"4k": ("index.html", 4096), "64k": ("big.bin", 65536)}
 TARGET = 0.02  # the issue's target: at most 2 %
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    here = Path(__file__).resolve().parent
-    ap.add_argument("--root", default=str(here.parent))
-    ap.add_argument("--strata", default=os.environ.get("STRATA") or str(here.parent / "target/release/strata"))
-    ap.add_argument("--command", help="the command line to record (default: this script's argv)")
+    ap = benchlib.parser(__doc__)
     ap.add_argument("--only", default="web,build", help="experiments (default web,build)")
     ap.add_argument("--rounds", type=int, default=3, help="web rounds (default 3)")
     ap.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
@@ -493,10 +491,10 @@ def web_policy(c, web, port, server_bin):
     return p
 
 
-def web_configs(c, web, policy):
-    www, conf, var = web / "www", web / "conf", web / "var"
-    pin = c.pin_server
-
+def sandbox_configs(c, pin, policy, label, bwrap_args, firejail_args):
+    """The five configurations of an experiment, each command prefixed with `pin`: native,
+    strata without a policy, strata with `policy` (named `label`), bubblewrap with
+    `bwrap_args(launch)` and firejail with `firejail_args` (their options before `--`)."""
     def native(l):
         return pin
 
@@ -507,23 +505,33 @@ def web_configs(c, web, policy):
         return pin + [c.strata, "run", "--policy", str(policy), "--"]
 
     def bwrap(l):
-        return pin + ["bwrap", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", *usr_merged_args(),
-                      "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-                      "--ro-bind", str(www), str(www), "--ro-bind", str(conf), str(conf), "--bind", str(var), str(var),
-                      "--chdir", str(web), "--unshare-all", "--share-net", "--die-with-parent", "--new-session",
-                      "--cap-drop", "ALL", *l.seccomp_args(), "--"]
+        return pin + ["bwrap", *bwrap_args(l), "--"]
 
     def firejail(l):
-        return pin + ["firejail", "--noprofile", "--quiet", "--read-only=/", f"--read-write={var}", "--private-tmp",
-                      "--seccomp", "--caps.drop=all", "--nonewprivs", "--protocol=inet", "--rlimit-nofile=1024", "--"]
+        return pin + ["firejail", *firejail_args, "--"]
 
     return [
         Config("native", "native", native),
         Config("strata", "strata run -- (no policy)", strata),
-        Config("policy", "strata run --policy web.toml", strata_pol, c.policy_ok),
+        Config("policy", f"strata run --policy {label}", strata_pol, c.policy_ok),
         Config("bwrap", "bubblewrap", bwrap, c.tools.get("bwrap")),
         Config("firejail", "firejail", firejail, c.tools.get("firejail")),
     ]
+
+
+def web_configs(c, web, policy):
+    www, conf, var = web / "www", web / "conf", web / "var"
+
+    def bwrap(l):
+        return ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", *usr_merged_args(),
+                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--ro-bind", str(www), str(www), "--ro-bind", str(conf), str(conf), "--bind", str(var), str(var),
+                "--chdir", str(web), "--unshare-all", "--share-net", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", *l.seccomp_args()]
+
+    firejail = ["--noprofile", "--quiet", "--read-only=/", f"--read-write={var}", "--private-tmp",
+                "--seccomp", "--caps.drop=all", "--nonewprivs", "--protocol=inet", "--rlimit-nofile=1024"]
+    return sandbox_configs(c, c.pin_server, policy, "web.toml", bwrap, firejail)
 
 
 LIVE = set()  # servers started and not stopped yet (stopped on the way out, whatever happens)
@@ -996,31 +1004,14 @@ def build_configs(c, b):
     out = b / "out"
     pol = Path(c.a.root) / "bench/policies/build.toml"
 
-    def native(l):
-        return []
-
-    def strata(l):
-        return [c.strata, "run", "--"]
-
-    def strata_pol(l):
-        return [c.strata, "run", "--policy", str(pol), "--"]
-
     def bwrap(l):
-        return ["bwrap", "--ro-bind", "/", "/", "--bind", str(out), str(out),
+        return ["--ro-bind", "/", "/", "--bind", str(out), str(out),
                 "--dev", "/dev", "--proc", "/proc", "--chdir", str(b), "--unshare-all", "--die-with-parent",
-                "--new-session", "--cap-drop", "ALL", *l.seccomp_args(), "--"]
+                "--new-session", "--cap-drop", "ALL", *l.seccomp_args()]
 
-    def firejail(l):
-        return ["firejail", "--noprofile", "--quiet", "--read-only=/", f"--read-write={out}",
-                "--net=none", "--protocol=unix", "--seccomp", "--caps.drop=all", "--nonewprivs", "--"]
-
-    return [
-        Config("native", "native", native),
-        Config("strata", "strata run -- (no policy)", strata),
-        Config("policy", "strata run --policy build.toml", strata_pol, c.policy_ok),
-        Config("bwrap", "bubblewrap", bwrap, c.tools.get("bwrap")),
-        Config("firejail", "firejail", firejail, c.tools.get("firejail")),
-    ]
+    firejail = ["--noprofile", "--quiet", "--read-only=/", f"--read-write={out}",
+                "--net=none", "--protocol=unix", "--seccomp", "--caps.drop=all", "--nonewprivs"]
+    return sandbox_configs(c, [], pol, "build.toml", bwrap, firejail)
 
 
 def run_cfg(c, cfg, argv, cwd, timeout):
@@ -1349,29 +1340,6 @@ def reading_text(c, summary):
     return "**Reading.** " + " ".join(out)
 
 
-def busy_others(min_pcpu=20.0):
-    """Other processes (not this one or its children) that used >= min_pcpu % of a CPU over their
-    lifetime, as `ps` reports them: what else competed for the machine during the run."""
-    mine = {os.getpid()}
-    st, out, err = sh(["ps", "-eo", "pid=,ppid=,pcpu=,etime=,args="])
-    if st != 0:
-        return "unknown (no ps)"
-    procs = []
-    for r in out.splitlines():
-        f = r.split(None, 4)
-        if len(f) == 5:
-            procs.append((int(f[0]), int(f[1]), float(f[2]), f[3], f[4]))
-    changed = True
-    while changed:
-        changed = False
-        for pid, ppid, *_ in procs:
-            if ppid in mine and pid not in mine:
-                mine.add(pid)
-                changed = True
-    busy = [f"`{args[:60]}` ({pcpu:.0f}% for {etime})" for pid, _, pcpu, etime, args in
-            sorted(procs, key=lambda x: -x[2]) if pid not in mine and pcpu >= min_pcpu]
-    return "; ".join(busy[:4]) or "none"
-
 
 def landlock_abi():
     try:
@@ -1404,16 +1372,7 @@ def main():
     base = Path(a.workdir) if a.workdir else root / "target"
     base.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="policy-bench.", dir=base))
-    orig = Path(a.strata)
-    built = datetime.datetime.fromtimestamp(orig.stat().st_mtime).isoformat(timespec="seconds")
-    (work / "bin").mkdir()
-    digests = []
-    for name in (orig.name, "strata-rt"):
-        src = orig.parent / name
-        if src.exists():
-            shutil.copy2(src, work / "bin" / name)
-            digests.append(f"{name} sha256 {hashlib.sha256(src.read_bytes()).hexdigest()[:16]}")
-    strata = str(work / "bin" / orig.name)
+    strata, built, digests = benchlib.copy_strata(a.strata, work)
     commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].strip() or "unknown"
     t_start = time.monotonic()
     c = Ctx(a, strata, work, t_start)
@@ -1431,7 +1390,7 @@ def main():
         c.pin_desc = (f"The server (with whatever wraps it) runs under `taskset -c {d['server']}`, wrk under "
                       f"`taskset -c {d['wrk']}`.")
     load_before = open("/proc/loadavg").read().split()[:3]
-    busy_before = busy_others()
+    busy_before = benchlib.busy_others()
     sections, summary = [], []
     try:
         check_tools(c)
@@ -1450,7 +1409,7 @@ def main():
                 sections.append(f"## {key}\n\n**failed**: `{e!r}`\n")
         elapsed = time.monotonic() - t_start
         load_after = open("/proc/loadavg").read().split()[:3]
-        busy_after = busy_others()
+        busy_after = benchlib.busy_others()
         cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
                          "unknown")
         today = datetime.date.today().isoformat()
@@ -1515,7 +1474,7 @@ the machine's drift over the run than the ratio of the two medians.
 - load average (1/5/15 min) before: {' '.join(load_before)}, after: {' '.join(load_after)}
 - other processes using ≥ 20% of a CPU (lifetime average, `ps`), at the start: {busy_before};
   at the end: {busy_after}
-- strata: {orig} (built {built}; {', '.join(digests)}), copied to a temporary directory for the run;
+- strata: {a.strata} (built {built}; {', '.join(digests)}), copied to a temporary directory for the run;
   source tree {commit} when the run started
 - lighttpd {version(['lighttpd', '-v'], r'[0-9][0-9.]+')}; wrk {version(['wrk', '-v'], r'[0-9]+[.][0-9.]+')};
   bubblewrap {version(['bwrap', '--version'])}; firejail {version(['firejail', '--version'])};

@@ -42,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
+
 PY = "/usr/bin/python3"  # the system python (a pyenv shim would add a shell script)
 PY_IMPORTS = "json, email.parser, http.client, xml.dom.minidom, argparse, decimal, unittest"
 PY_CODE = f"import sys, {PY_IMPORTS}; print(len(sys.modules), json.__file__)"
@@ -49,11 +51,7 @@ DD = ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=200000"]
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    here = Path(__file__).resolve().parent
-    ap.add_argument("--root", default=str(here.parent))
-    ap.add_argument("--strata", default=os.environ.get("STRATA") or str(here.parent / "target/release/strata"))
-    ap.add_argument("--command", help="the command line to record (default: this script's argv)")
+    ap = benchlib.parser(__doc__)
     ap.add_argument("--only", default="1,2,3,4", help="experiments to run, e.g. 1,3 (default 1,2,3,4)")
     ap.add_argument("--getpid-n", type=int, default=1_000_000, help="getpid calls per loop run (default 1000000)")
     ap.add_argument("--layer-rounds", type=int, default=9, help="rounds of experiment 1 (default 9)")
@@ -216,19 +214,7 @@ def main():
     command = a.command or shlex.join(["python3", "bench/stack.py"] + sys.argv[1:])
     timer = Timer(a.timer)
     work = Path(tempfile.mkdtemp(prefix="strata-stack."))
-    # Measure a snapshot of strata and its runtime (strata-rt, found next to strata), so a
-    # rebuild of target/release during the run cannot mix two builds into one table.
-    orig = Path(strata)
-    st = orig.stat()
-    built = datetime.datetime.fromtimestamp(st.st_mtime).isoformat(timespec="seconds")
-    (work / "bin").mkdir()
-    digests = []
-    for name in (orig.name, "strata-rt"):
-        src = orig.parent / name
-        if src.exists():
-            shutil.copy2(src, work / "bin" / name)
-            digests.append(f"{name} sha256 {hashlib.sha256(src.read_bytes()).hexdigest()[:16]}")
-    strata = str(work / "bin" / orig.name)
+    strata, built, digests = benchlib.copy_strata(strata, work)
     commit = sh(["git", "-C", str(root), "describe", "--always", "--dirty"])[1].decode().strip() or "unknown"
     t_start = time.monotonic()
     load_before = open("/proc/loadavg").read().split()[:3]
@@ -289,7 +275,7 @@ an order rotated from round to round); ratios to native in parentheses. Raw time
 - load average (1/5/15 min) before: {' '.join(load_before)}, after: {' '.join(load_after)}
   (other work on the machine is the main source of noise; hence the interleaved rounds)
 - nproc: {os.cpu_count()}; CPU: {cpu or 'unknown'}; uname -r: {platform.release()}; yama ptrace_scope: {ptrace_scope}
-- strata: {orig} (built {built}; {', '.join(digests)}), copied to a temporary directory
+- strata: {a.strata} (built {built}; {', '.join(digests)}), copied to a temporary directory
   for the run; source tree {commit} when the run started
 - {'; '.join(tools)}
 - timing: {timer.desc}; whole run {elapsed:.0f}s

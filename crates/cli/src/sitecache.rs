@@ -6,7 +6,8 @@
 //! in `sites-KEY.cache` beside the session files (the user's private
 //! `strata-UID` directory), and puts them back into the next session's cache
 //! before its program starts, so a new run of `ls` or `python3` does not
-//! decode libc again (about a millisecond per library). KEY names the
+//! decode libc again (`--fast-stats` counts the mappings scanned and those
+//! taken from the cache). KEY names the
 //! strata-rt binary (device, inode, size, modification time): another build
 //! never reads a cache whose record layout it does not share.
 //!

@@ -400,7 +400,7 @@ impl Sandbox {
             if self.p.kernel && !creat && k & (self.p.denied | kind::EXECUTE) == 0 {
                 let mut lex = strata_ext_map::path::Buf::new();
                 if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok()
-                    && [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE]
+                    && [kind::READ, kind::WRITE, kind::CREATE]
                         .iter()
                         .all(|&bit| k & bit == 0 || self.path_verdict(bit, lex.as_bytes()).act != Act::Deny)
                 {

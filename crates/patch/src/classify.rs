@@ -315,6 +315,34 @@ fn is_restorer(before: &[u8]) -> bool {
     RESTORERS.iter().any(|r| before.ends_with(r))
 }
 
+/// The last [`MAX_RUN`] instructions decoded, with their offsets in the function.
+#[derive(Default)]
+struct Recent {
+    ring: [(Instruction, usize); MAX_RUN],
+    count: usize,
+}
+
+impl Recent {
+    fn push(&mut self, instr: Instruction, at: usize) {
+        if let Some(slot) = self.ring.get_mut(self.count % MAX_RUN) {
+            *slot = (instr, at);
+        }
+        self.count += 1;
+    }
+
+    /// The instructions in decoding order, at the end of the array, and how many there are.
+    fn in_order(&self) -> ([(Instruction, usize); MAX_RUN], usize) {
+        let seen = self.count.min(MAX_RUN);
+        let mut out = [(Instruction::default(), 0usize); MAX_RUN];
+        for (k, h) in out.iter_mut().skip(MAX_RUN - seen).enumerate() {
+            if let Some(r) = self.ring.get((self.count - seen + k) % MAX_RUN) {
+                *h = *r;
+            }
+        }
+        (out, seen)
+    }
+}
+
 /// Decodes the whole function and fills `found` with the `syscall`s reached at offsets
 /// `>= resume`. Returns how many, and the offset to resume from if `found` filled up before
 /// the end. (Every pass decodes from the function's start, so that the instructions before a
@@ -332,10 +360,8 @@ fn collect(
     let Some(last_pair) = code.windows(2).rposition(|w| w == SYSCALL) else {
         return (0, None);
     };
-    // The last MAX_RUN instructions with their offsets, in a ring (`count` decoded so far);
-    // put in order, oldest first, only when a `syscall` is reached.
-    let mut ring = [(Instruction::default(), 0usize); MAX_RUN];
-    let mut count = 0usize;
+    // Put in order, oldest first, only when a `syscall` is reached.
+    let mut recent = Recent::default();
     let mut n = 0;
     while decoder.can_decode() {
         let at = decoder.position();
@@ -347,13 +373,7 @@ fn collect(
             break;
         }
         if instr.code() == Code::Syscall && at >= resume {
-            let seen = count.min(MAX_RUN);
-            let mut history = [(Instruction::default(), 0usize); MAX_RUN];
-            for (k, h) in history.iter_mut().skip(MAX_RUN - seen).enumerate() {
-                if let Some(r) = ring.get((count - seen + k) % MAX_RUN) {
-                    *h = *r;
-                }
-            }
+            let (history, seen) = recent.in_order();
             let before = history.get(MAX_RUN - seen..).unwrap_or_default();
             let result = if is_restorer(code.get(..at).unwrap_or_default()) {
                 Err(Decline::Restorer)
@@ -368,10 +388,7 @@ fn collect(
                 return (n, Some(decoder.position()));
             }
         }
-        if let Some(slot) = ring.get_mut(count % MAX_RUN) {
-            *slot = (instr, at);
-        }
-        count += 1;
+        recent.push(instr, at);
     }
     (n, None)
 }
@@ -634,8 +651,7 @@ fn earlier_run(code: &[u8], base: u64, site: &Site, sys: u64, targets: &[u64]) -
         return None;
     }
     // The instructions before the `syscall`, from a decode of the function from its start.
-    let mut ring = [(Instruction::default(), 0usize); MAX_RUN];
-    let mut count = 0usize;
+    let mut recent = Recent::default();
     let mut decoder = Decoder::with_ip(64, code, base, DecoderOptions::NONE);
     let mut instr = Instruction::default();
     loop {
@@ -650,15 +666,10 @@ fn earlier_run(code: &[u8], base: u64, site: &Site, sys: u64, targets: &[u64]) -
         if instr.ip() == sys {
             break;
         }
-        *ring.get_mut(count % MAX_RUN)? = (instr, at);
-        count += 1;
+        recent.push(instr, at);
     }
-    let seen = count.min(MAX_RUN);
-    let mut before = [(Instruction::default(), 0usize); MAX_RUN];
-    for (k, slot) in before.iter_mut().take(seen).enumerate() {
-        *slot = *ring.get((count - seen + k) % MAX_RUN)?;
-    }
-    let before = before.get(..seen)?;
+    let (history, seen) = recent.in_order();
+    let before = history.get(MAX_RUN - seen..)?;
     let have = site.lens.to_le_bytes().iter().take_while(|&&b| b != 0).count();
     for k in have + 1..=seen {
         let run = before.get(seen - k..)?;

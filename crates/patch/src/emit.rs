@@ -155,7 +155,7 @@ pub fn trampoline(site: &Site, tramp: u64, slot: u64, out: &mut [u8; 64]) -> Res
 /// Returns where each one's RIP-relative displacement is: byte `i` is 1 + the offset of the
 /// disp32 within instruction `i`, or 0 if it has none. With it, [`trampoline_with`] builds the
 /// trampoline without decoding (a process that takes its sites from the session's site cache
-/// never builds the decoder's tables, about half a millisecond of start-up).
+/// never builds the decoder's tables).
 ///
 /// Errors: as [`trampoline`]'s, but for those that depend on where the trampoline goes.
 pub fn relocation(site: &Site) -> Result<u64, Decline> {

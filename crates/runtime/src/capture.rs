@@ -85,14 +85,7 @@ pub fn enable_for_main_thread() {
     // and recovers from a fault through the guard.
     signals::install_fault_guards();
     // An inherited blocked SIGSYS becomes virtual.
-    let mut mask = 0u64;
-    // SAFETY: reading the mask into a local.
-    unsafe {
-        sys::sc(
-            sys::Sysno::rt_sigprocmask,
-            &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8],
-        )
-    };
+    let mask = sys::sigmask();
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;
         sys::set_sigmask(mask & !sys::SIGSYS_BIT);

@@ -416,18 +416,19 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     let t = thread::current();
     t.fast_nr = nr as u64;
     // SAFETY: per contract, `args` is the six saved argument registers.
-    if unsafe { fast_needs_frame(nr, args) } || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
+    let clone = unsafe { clone_kind(nr, args) };
+    // SAFETY: as above.
+    if unsafe { fast_needs_frame(nr, args, clone) } || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
         t.fast_bail = 1;
         t.fast_slow = 1;
         return 0;
     }
-    t.fast_full = 0;
-    // SAFETY: per contract.
-    if unsafe { clone_kind(nr, args) }.is_some_and(|(vm, _)| vm) {
+    if let Some((vm, _)) = clone {
+        t.fast_full = 0;
         let uc = &mut t.fast_uc as *mut UContext;
         // SAFETY: `fast_uc` is this thread's (see below); the entry saved
         // `prog_callee` for this call.
-        if !unsafe { full_frame(t, args, nr, &mut *uc) } {
+        if vm && !unsafe { full_frame(t, args, nr, &mut *uc) } {
             t.fast_bail = 1;
             t.fast_slow = 1;
             return 0;
@@ -464,7 +465,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     uc.gregs[reg::RAX]
 }
 
-/// `needs_frame`, with the arguments: a `clone` that makes a thread or a
+/// `needs_frame`, with the arguments (`clone`: their `clone_kind`): a `clone` that makes a thread or a
 /// vfork child (CLONE_VM), or gives the child a new stack, starts the child
 /// from a copy of the program's frame, which only the trap path has; a
 /// ppoll, pselect6 or epoll_pwait(2) that installs a mask needs the frame's
@@ -472,9 +473,8 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
 ///
 /// # Safety
 /// `args` points at the six saved argument registers.
-unsafe fn fast_needs_frame(nr: usize, args: *const u64) -> bool {
-    // SAFETY: per contract, `args` is the six saved argument registers.
-    if let Some((vm, stack)) = unsafe { clone_kind(nr, args) } {
+unsafe fn fast_needs_frame(nr: usize, args: *const u64, clone: Option<(bool, bool)>) -> bool {
+    if let Some((vm, stack)) = clone {
         // A fork goes as it is; a child that starts from a copy of the
         // program's state gets one built here (`full_frame`), unless it
         // would not share our memory (a fork onto a new stack).
@@ -601,15 +601,7 @@ unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UCont
 /// The program's signal mask during a fast call: the real one, but for the
 /// signals strata deferred (blocked until the call ends).
 fn program_mask(t: &Thread) -> u64 {
-    let mut cur = 0u64;
-    // SAFETY: reads the mask into a local.
-    unsafe {
-        sys::sc(
-            Sysno::rt_sigprocmask,
-            &[sys::SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8],
-        )
-    };
-    cur & !t.deferred
+    sys::sigmask() & !t.deferred
 }
 
 /// The thread's mask will be `mask`: whether faults are deliverable.
@@ -844,16 +836,8 @@ pub fn direct_copy_ok() -> bool {
     }
     if t.fault_ok == 0 {
         // Not known since the mask last changed: ask once.
-        let mut mask = 0u64;
-        // SAFETY: reads the mask into a local.
-        let r = unsafe {
-            sys::sc(
-                Sysno::rt_sigprocmask,
-                &[sys::SIG_BLOCK, 0, &mut mask as *mut u64 as usize, 8],
-            )
-        };
         let faults = (1 << (7 - 1)) | (1 << (11 - 1));
-        t.fault_ok = if r == 0 && mask & faults == 0 { 1 } else { 2 };
+        t.fault_ok = if sys::sigmask() & faults == 0 { 1 } else { 2 };
     }
     t.fault_ok == 1
 }

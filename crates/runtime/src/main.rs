@@ -60,7 +60,7 @@ use core::fmt::Write;
 /// site rewritten after a trap (`rewrite::after_trap`, in strata's SIGSYS
 /// handler, where every signal but a fault is blocked, so no strata code it
 /// interrupted can be mid-allocation). A process whose sites all come from
-/// the session's site cache never builds them (~0.6 ms saved per exec).
+/// the session's site cache never builds them.
 /// The arena is bumped with a compare-and-swap, no lock.
 /// This allocator hands out memory from a fixed arena by bumping a pointer
 /// (no lock, nothing is freed) and fails when it is used up, so a stray

@@ -85,22 +85,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     // On the fast path the program's mask is the real one: the child must
     // start with every signal blocked (it has no state of its own until
     // strata_thread_boot sets it up; its frame's mask then becomes real).
-    let fast_mask = (t.in_fast != 0).then(|| {
-        let mut old = 0u64;
-        // SAFETY: blocks everything, the old mask into a local.
-        unsafe {
-            sys::sc(
-                Sysno::rt_sigprocmask,
-                &[
-                    sys::SIG_SETMASK,
-                    &!0u64 as *const u64 as usize,
-                    &mut old as *mut u64 as usize,
-                    8,
-                ],
-            )
-        };
-        old
-    });
+    let fast_mask = (t.in_fast != 0).then(|| sys::swap_sigmask(!0));
     // SAFETY: strata_clone_vm issues the program's clone; the child never
     // returns into this function (it starts in strata_thread_boot).
     let r = unsafe {

@@ -61,6 +61,13 @@ pub static DECLINED: AtomicU64 = AtomicU64::new(0);
 /// Text mappings scanned, and those whose sites came from the site cache.
 pub static SCANNED: AtomicU64 = AtomicU64::new(0);
 pub static CACHED: AtomicU64 = AtomicU64::new(0);
+/// The per-process site counters and the session words they are summed into.
+static SITE_COUNTERS: [(&AtomicU64, usize); 4] = [
+    (&PATCHED, strata_proto::counts::PATCHED_WORD),
+    (&DECLINED, strata_proto::counts::DECLINED_WORD),
+    (&SCANNED, strata_proto::counts::SCANNED_WORD),
+    (&CACHED, strata_proto::counts::CACHED_WORD),
+];
 
 /// Adds the fast-path counters of thread `t` (all live threads with
 /// `all`, plus this process's site counts) to the session file, and zeroes
@@ -77,10 +84,9 @@ pub fn flush_stats(t: &mut crate::thread::Thread, all: bool) {
     };
     if all {
         crate::thread::for_each_live(&mut add);
-        w[counts::PATCHED_WORD].fetch_add(PATCHED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
-        w[counts::DECLINED_WORD].fetch_add(DECLINED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
-        w[counts::SCANNED_WORD].fetch_add(SCANNED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
-        w[counts::CACHED_WORD].fetch_add(CACHED.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        for (c, word) in SITE_COUNTERS {
+            w[word].fetch_add(c.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        }
     } else {
         add(t);
     }
@@ -91,10 +97,9 @@ pub fn after_fork(t: &mut crate::thread::Thread) {
     t.fast_calls = 0;
     t.native_calls = 0;
     t.trap_calls = 0;
-    PATCHED.store(0, Ordering::Relaxed);
-    DECLINED.store(0, Ordering::Relaxed);
-    SCANNED.store(0, Ordering::Relaxed);
-    CACHED.store(0, Ordering::Relaxed);
+    for (c, _) in SITE_COUNTERS {
+        c.store(0, Ordering::Relaxed);
+    }
 }
 
 pub fn init(lazy: bool, eager: bool) {
@@ -893,6 +898,34 @@ const REC_WORDS: usize = strata_proto::counts::SITE_REC_WORDS;
 const _: () = assert!(core::mem::size_of::<Rec>() == REC_WORDS * 8);
 
 impl Rec {
+    /// The record as the site cache holds it.
+    fn to_words(self) -> [u64; REC_WORDS] {
+        let half = |h: &[u8]| u64::from_le_bytes(h.try_into().unwrap_or_default());
+        [
+            self.file_off,
+            self.meta,
+            half(&self.insn[..8]),
+            half(&self.insn[8..]),
+            self.lens,
+            self.pad_off,
+            self.riprel,
+        ]
+    }
+
+    fn from_words(w: [u64; REC_WORDS]) -> Rec {
+        let mut insn = [0u8; 16];
+        insn[..8].copy_from_slice(&w[2].to_le_bytes());
+        insn[8..].copy_from_slice(&w[3].to_le_bytes());
+        Rec {
+            file_off: w[0],
+            meta: w[1],
+            insn,
+            lens: w[4],
+            pad_off: w[5],
+            riprel: w[6],
+        }
+    }
+
     fn of(site: &Site, addr: u64, off: u64, riprel: u64) -> Rec {
         let pattern = match site.pattern {
             Pattern::P1 => 0,
@@ -1001,19 +1034,7 @@ fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
         if state == 1 && (0..7).all(|k| c[i + 1 + k].load(Ordering::Relaxed) == key[k]) {
             for (j, r) in out.iter_mut().take(n).enumerate() {
                 let base = i + ENTRY_HEAD + j * REC_WORDS;
-                let word = |k: usize| c[base + k].load(Ordering::Relaxed);
-                let (a, b) = (word(2).to_le_bytes(), word(3).to_le_bytes());
-                let mut insn = [0u8; 16];
-                insn[..8].copy_from_slice(&a);
-                insn[8..].copy_from_slice(&b);
-                *r = Rec {
-                    file_off: word(0),
-                    meta: word(1),
-                    insn,
-                    lens: word(4),
-                    pad_off: word(5),
-                    riprel: word(6),
-                };
+                *r = Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)));
             }
             return Some(n);
         }
@@ -1037,16 +1058,7 @@ fn cache_put(key: &[u64; 7], recs: &[Rec]) {
     }
     for (j, r) in recs.iter().enumerate() {
         let base = at + ENTRY_HEAD + j * REC_WORDS;
-        let vals = [
-            r.file_off,
-            r.meta,
-            u64::from_le_bytes(r.insn[..8].try_into().unwrap_or_default()),
-            u64::from_le_bytes(r.insn[8..].try_into().unwrap_or_default()),
-            r.lens,
-            r.pad_off,
-            r.riprel,
-        ];
-        for (k, v) in vals.into_iter().enumerate() {
+        for (k, v) in r.to_words().into_iter().enumerate() {
             c[base + k].store(v, Ordering::Relaxed);
         }
     }

@@ -290,6 +290,32 @@ pub fn set_sigmask(mask: u64) {
     };
 }
 
+/// The real signal mask.
+pub fn sigmask() -> u64 {
+    let mut cur = 0u64;
+    // SAFETY: the old mask goes into a local; nothing is changed.
+    unsafe { sc(Sysno::rt_sigprocmask, &[SIG_BLOCK, 0, &mut cur as *mut u64 as usize, 8]) };
+    cur
+}
+
+/// Sets the real signal mask to `mask` and returns the one it replaces.
+pub fn swap_sigmask(mask: u64) -> u64 {
+    let mut old = 0u64;
+    // SAFETY: `mask` and the old mask are 8-byte sigsets on our stack.
+    unsafe {
+        sc(
+            Sysno::rt_sigprocmask,
+            &[
+                SIG_SETMASK,
+                &mask as *const u64 as usize,
+                &mut old as *mut u64 as usize,
+                8,
+            ],
+        )
+    };
+    old
+}
+
 /// Bounds of the main thread's stack: [lowest address it may grow to, top).
 static STACK_LO: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 static STACK_HI: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
