@@ -118,11 +118,21 @@ fn pread(f: &File, buf: &mut [u8], off: u64) -> Result<usize, isize> {
     Ok(got)
 }
 
-/// Reads the part of an ELF file that `plan` needs (the first 64 KiB at
-/// most: the headers and the PT_INTERP string live there in practice).
+/// Reads the part of an ELF file that `plan` needs (64 KiB at most: the
+/// headers and the PT_INTERP string live there in practice): a page first,
+/// then what `head_needed` asks for beyond it. Each page of the buffer read
+/// into is a fault at every exec, so only what is needed is read.
 fn read_head<'b>(f: &File, buf: &'b mut [u8]) -> Result<&'b [u8], isize> {
-    let want = HEAD_MAX.min(f.size as usize).min(buf.len());
-    let n = pread(f, &mut buf[..want], 0)?;
+    let max = HEAD_MAX.min(f.size as usize).min(buf.len());
+    let mut n = pread(f, &mut buf[..max.min(4096)], 0)?;
+    // Program headers first, then (with them in hand) the interpreter path.
+    for _ in 0..2 {
+        let want = strata_loader::head_needed(&buf[..n]).min(max);
+        if want <= n || n < max.min(4096) {
+            break;
+        }
+        n += pread(f, &mut buf[n..want], n as u64)?;
+    }
     Ok(&buf[..n])
 }
 

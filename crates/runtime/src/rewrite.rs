@@ -133,10 +133,20 @@ const LIVE_SITE: u8 = 3;
 /// mixed numbers from threads that ran it meanwhile).
 const RETIRED_SITE: u8 = 4;
 
-const TABLE: usize = 1 << 14;
-/// Open addressing by the `syscall`'s address: (addr, nr << 8 | state).
-static SITES: [[AtomicU64; 2]; TABLE] = [const { [const { AtomicU64::new(0) }; 2] }; TABLE];
-static NSITES: AtomicUsize = AtomicUsize::new(0);
+/// Open addressing by the `syscall`'s address: (addr, nr << 8 | state), in
+/// tiers of growing size, each filled to 3/4 before the next is used. A
+/// process's few hundred sites stay in the first tier's few pages: a single
+/// table of the whole capacity spread them over all of its 64 pages, and each
+/// page first touched costs a fault (two: a read maps the zero page, the
+/// write copies it) of 1.5-2 us on this kind of VM, at every exec.
+/// Entries are never moved or removed (`forget` leaves tombstones), so an
+/// address lives in one tier for good and readers need no lock.
+const TIERS: [usize; 3] = [1 << 10, 1 << 12, 1 << 14];
+static SITES0: [[AtomicU64; 2]; TIERS[0]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[0]];
+static SITES1: [[AtomicU64; 2]; TIERS[1]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[1]];
+static SITES2: [[AtomicU64; 2]; TIERS[2]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[2]];
+/// Entries (tombstones included) per tier.
+static NSITES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
 /// The lowest and highest `syscall` address ever recorded: `forget` skips
 /// its scan of the table for ranges outside them (most munmaps).
 static SITES_LO: AtomicU64 = AtomicU64::new(u64::MAX);
@@ -144,45 +154,70 @@ static SITES_HI: AtomicU64 = AtomicU64::new(0);
 /// Some site was patched live: traps need the mixed-number check.
 static ANY_LIVE: AtomicU8 = AtomicU8::new(0);
 
-fn slot_of(addr: u64) -> usize {
-    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 50) as usize & (TABLE - 1)
+fn tier(k: usize) -> &'static [[AtomicU64; 2]] {
+    match k {
+        0 => &SITES0,
+        1 => &SITES1,
+        _ => &SITES2,
+    }
+}
+
+/// The tiers that hold any entry (untouched ones are never read: a read
+/// would fault their pages in).
+fn used_tiers() -> impl Iterator<Item = &'static [[AtomicU64; 2]]> {
+    (0..TIERS.len())
+        .filter(|&k| NSITES[k].load(Ordering::Acquire) != 0)
+        .map(tier)
+}
+
+/// Fibonacci hashing: the product's top bits (`size` is a power of two).
+fn slot_of(addr: u64, size: usize) -> usize {
+    (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - size.trailing_zeros())) as usize
+}
+
+/// Where `addr` is in table `t`: Ok(slot) if there, Err(the empty slot that
+/// ends its probe chain) if not, Err(None) if the table is full.
+fn probe(t: &[[AtomicU64; 2]], addr: u64) -> Result<usize, Option<usize>> {
+    let mut i = slot_of(addr, t.len());
+    for _ in 0..t.len() {
+        let a = t[i][0].load(Ordering::Acquire);
+        if a == addr {
+            return Ok(i);
+        }
+        if a == 0 {
+            return Err(Some(i));
+        }
+        i = (i + 1) & (t.len() - 1);
+    }
+    Err(None)
 }
 
 fn lookup(addr: u64) -> Option<u64> {
-    let mut i = slot_of(addr);
-    for _ in 0..TABLE {
-        let a = SITES[i][0].load(Ordering::Acquire);
-        if a == addr {
-            return Some(SITES[i][1].load(Ordering::Acquire));
-        }
-        if a == 0 {
-            return None;
-        }
-        i = (i + 1) & (TABLE - 1);
-    }
-    None
+    used_tiers().find_map(|t| probe(t, addr).ok().map(|i| t[i][1].load(Ordering::Acquire)))
 }
 
-/// Records a site (under the lock). A full table just stops rewriting.
+/// Records a site (under the lock). Full tables just stop rewriting.
 fn record(addr: u64, nr: u32, state: u8) -> bool {
-    if NSITES.load(Ordering::Relaxed) >= TABLE * 3 / 4 {
-        return false;
-    }
-    let mut i = slot_of(addr);
-    loop {
-        let a = SITES[i][0].load(Ordering::Acquire);
-        if a == addr || a == 0 {
-            SITES[i][1].store(((nr as u64) << 8) | state as u64, Ordering::Release);
-            if a == 0 {
-                SITES[i][0].store(addr, Ordering::Release);
-                NSITES.fetch_add(1, Ordering::Relaxed);
-                SITES_LO.fetch_min(addr, Ordering::Relaxed);
-                SITES_HI.fetch_max(addr, Ordering::Relaxed);
-            }
+    let v = ((nr as u64) << 8) | state as u64;
+    for t in used_tiers() {
+        if let Ok(i) = probe(t, addr) {
+            t[i][1].store(v, Ordering::Release);
             return true;
         }
-        i = (i + 1) & (TABLE - 1);
     }
+    let Some(k) = (0..TIERS.len()).find(|&k| NSITES[k].load(Ordering::Relaxed) < TIERS[k] * 3 / 4) else {
+        return false;
+    };
+    let t = tier(k);
+    let Err(Some(i)) = probe(t, addr) else {
+        return false;
+    };
+    t[i][1].store(v, Ordering::Release);
+    t[i][0].store(addr, Ordering::Release);
+    NSITES[k].fetch_add(1, Ordering::Release);
+    SITES_LO.fetch_min(addr, Ordering::Relaxed);
+    SITES_HI.fetch_max(addr, Ordering::Relaxed);
+    true
 }
 
 /// A trap at `sys_addr` with number `nr`: if that `syscall` belongs to a site
@@ -205,7 +240,7 @@ pub fn forget(addr: usize, len: usize) {
         return;
     }
     lock();
-    for e in SITES.iter() {
+    for e in used_tiers().flatten() {
         let a = e[0].load(Ordering::Relaxed);
         if a >= lo && a < hi {
             // A tombstone: keeps probe chains intact, matches no address.
@@ -227,7 +262,7 @@ pub fn before_write(addr: usize, len: usize) {
     }
     lock();
     let mut mem = None;
-    for e in SITES.iter() {
+    for e in used_tiers().flatten() {
         let a = e[0].load(Ordering::Relaxed);
         let v = e[1].load(Ordering::Relaxed);
         if a < lo + 5 || a >= hi + 5 || !matches!((v & 0xff) as u8, PATCHED_SITE | LIVE_SITE) {

@@ -4,7 +4,7 @@
 
 use core::fmt::Write as _;
 
-use crate::ioctls::IOCTLS;
+use crate::ioctls::{self, IOCTLS};
 use crate::out::{le_i32, le_i64, le_u16, le_u32, le_u64, lookup, MemBytes, P, R};
 use crate::xlat;
 
@@ -109,11 +109,11 @@ pub(crate) fn ioctl(p: &mut P) -> R {
     let code = p.a[1] as u32;
     let start = IOCTLS.partition_point(|&(c, _)| c < code);
     let mut any = false;
-    for &(_, name) in IOCTLS[start..].iter().take_while(|&&(c, _)| c == code) {
+    for &e in IOCTLS[start..].iter().take_while(|&&(c, _)| c == code) {
         if any {
             p.s(" or ")?;
         }
-        p.s(name)?;
+        p.s(ioctls::name(e))?;
         any = true;
     }
     if !any {
