@@ -185,6 +185,7 @@ pub fn flags(follow_exec: bool, rewrite: args::Rewrite) -> u32 {
 pub fn encode_config(flags: u32, session: &[u8], spec: &[u8], program: &[u8]) -> Result<Vec<u8>, Error> {
     let cfg = Config {
         flags,
+        mask: None,
         session,
         spec_hex: b"",
         program,

@@ -267,7 +267,7 @@ fn descriptors_are_the_programs_own() {
     assert!(st.success());
     let direct = Command::new(i.dir.path().join("strata-rt"))
         .arg("report")
-        .env("STRATA_RT", "2|0|||/bin/true")
+        .env("STRATA_RT", format!("{}|0||||/bin/true", strata_proto::VERSION))
         .output()
         .unwrap();
     let direct = String::from_utf8_lossy(&direct.stdout).into_owned();

@@ -20,7 +20,7 @@
 /// The environment variable carrying the launch configuration.
 pub const ENV_VAR: &[u8] = b"STRATA_RT";
 /// Version of the encoding below; bumped on any incompatible change.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Longest stack specification the variable carries (it is hex-encoded, and
 /// one environment string may not exceed 128 KiB).
@@ -37,6 +37,12 @@ pub const FLAG_REWRITE_EAGER: u32 = 1 << 2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config<'a> {
     pub flags: u32,
+    /// The program's signal mask for the new image, when the runtime that
+    /// wrote this configuration execs with every signal blocked (it does, so
+    /// that a signal arriving while it prepares the exec stays pending for
+    /// the new image instead of being left blocked there); None: the mask
+    /// the runtime inherits is the program's (the launcher's first start).
+    pub mask: Option<u64>,
     /// Path of the session file (empty when no extension is loaded).
     pub session: &'a [u8],
     /// The stack specification ([`spec`]), hex-encoded as it is in the
@@ -56,6 +62,8 @@ pub enum ProtoError {
     BadVersion,
     /// The flags field is not hexadecimal.
     BadFlags,
+    /// The signal mask field is not hexadecimal.
+    BadMask,
     /// The output buffer is too small for the encoding.
     TooLong,
     /// A path contains a NUL byte or the separator where it may not.
@@ -70,6 +78,7 @@ impl ProtoError {
             ProtoError::MissingField => "launch configuration has too few fields",
             ProtoError::BadVersion => "launch configuration is from another strata version",
             ProtoError::BadFlags => "launch configuration has malformed flags",
+            ProtoError::BadMask => "launch configuration has a malformed signal mask",
             ProtoError::TooLong => "launch configuration does not fit",
             ProtoError::BadPath => "launch configuration has a malformed path",
             ProtoError::BadSpec => "launch configuration has a malformed stack specification",
@@ -80,7 +89,8 @@ impl ProtoError {
 const SEP: u8 = b'|';
 
 impl<'a> Config<'a> {
-    /// Encodes as `VERSION|FLAGS_HEX|SESSION|SPEC_HEX|PROGRAM` into `out`
+    /// Encodes as `VERSION|FLAGS_HEX|MASK_HEX|SESSION|SPEC_HEX|PROGRAM` (MASK_HEX
+    /// empty for no mask) into `out`
     /// with the raw specification `spec` (`spec_hex` is ignored); returns the
     /// length written. The program path goes last so it may contain the
     /// separator.
@@ -95,6 +105,10 @@ impl<'a> Config<'a> {
         w.num(VERSION as u64, 10)?;
         w.put(&[SEP])?;
         w.num(self.flags as u64, 16)?;
+        w.put(&[SEP])?;
+        if let Some(m) = self.mask {
+            w.num(m, 16)?;
+        }
         w.put(&[SEP])?;
         w.put(self.session)?;
         w.put(&[SEP])?;
@@ -122,9 +136,10 @@ impl<'a> Config<'a> {
 
     /// Decodes the value of [`ENV_VAR`].
     pub fn decode(s: &'a [u8]) -> Result<Config<'a>, ProtoError> {
-        let mut parts = s.splitn(5, |&b| b == SEP);
+        let mut parts = s.splitn(6, |&b| b == SEP);
         let ver = parts.next().ok_or(ProtoError::MissingField)?;
         let flags = parts.next().ok_or(ProtoError::MissingField)?;
+        let mask = parts.next().ok_or(ProtoError::MissingField)?;
         let session = parts.next().ok_or(ProtoError::MissingField)?;
         let spec_hex = parts.next().ok_or(ProtoError::MissingField)?;
         let program = parts.next().ok_or(ProtoError::MissingField)?;
@@ -133,6 +148,10 @@ impl<'a> Config<'a> {
         }
         let flags = parse_num(flags, 16).ok_or(ProtoError::BadFlags)?;
         let flags = u32::try_from(flags).map_err(|_| ProtoError::BadFlags)?;
+        let mask = match mask {
+            [] => None,
+            m => Some(parse_num(m, 16).ok_or(ProtoError::BadMask)?),
+        };
         if program.is_empty() {
             return Err(ProtoError::BadPath);
         }
@@ -141,6 +160,7 @@ impl<'a> Config<'a> {
         }
         Ok(Config {
             flags,
+            mask,
             session,
             spec_hex,
             program,
@@ -337,6 +357,7 @@ mod tests {
     fn cfg<'a>(session: &'a [u8], program: &'a [u8]) -> Config<'a> {
         Config {
             flags: FLAG_FOLLOW_EXEC | 2,
+            mask: None,
             session,
             spec_hex: b"",
             program,
@@ -348,9 +369,20 @@ mod tests {
         let c = cfg(b"/tmp/x", b"./a|b");
         let mut buf = [0u8; 64];
         let n = c.encode_with_spec(b"null\t\n", &mut buf).unwrap();
-        assert_eq!(&buf[..n], b"2|3|/tmp/x|6e756c6c090a|./a|b");
+        assert_eq!(&buf[..n], b"3|3||/tmp/x|6e756c6c090a|./a|b");
         let d = Config::decode(&buf[..n]).unwrap();
-        assert_eq!((d.flags, d.session, d.program), (c.flags, c.session, c.program));
+        assert_eq!(
+            (d.flags, d.mask, d.session, d.program),
+            (c.flags, None, c.session, c.program)
+        );
+        let m = Config {
+            mask: Some(0x8000_0000_0000_0201),
+            ..c
+        };
+        let mut buf2 = [0u8; 64];
+        let n = m.encode_with_spec(b"", &mut buf2).unwrap();
+        assert_eq!(&buf2[..n], b"3|3|8000000000000201|/tmp/x||./a|b");
+        assert_eq!(Config::decode(&buf2[..n]).unwrap().mask, Some(0x8000_0000_0000_0201));
         let mut spec = [0u8; 16];
         assert_eq!(d.spec(&mut spec).unwrap(), b"null\t\n");
         assert_eq!(d.spec(&mut [0u8; 2]), Err(ProtoError::BadSpec));
@@ -358,11 +390,14 @@ mod tests {
 
     #[test]
     fn rejects_bad_input() {
-        assert_eq!(Config::decode(b"2|3|x|"), Err(ProtoError::MissingField));
-        assert_eq!(Config::decode(b"1|3|x||y"), Err(ProtoError::BadVersion));
-        assert_eq!(Config::decode(b"2|zz|x||y"), Err(ProtoError::BadFlags));
-        assert_eq!(Config::decode(b"2|3|x||"), Err(ProtoError::BadPath));
-        assert_eq!(Config::decode(b"2|3|x|0g|y"), Err(ProtoError::BadSpec));
+        assert_eq!(Config::decode(b"3|3||x|"), Err(ProtoError::MissingField));
+        assert_eq!(Config::decode(b"2|3|x||y"), Err(ProtoError::MissingField));
+        assert_eq!(Config::decode(b"2|3||x||y"), Err(ProtoError::BadVersion));
+        assert_eq!(Config::decode(b"3|zz||x||y"), Err(ProtoError::BadFlags));
+        assert_eq!(Config::decode(b"3|3|1x|x||y"), Err(ProtoError::BadMask));
+        assert_eq!(Config::decode(b"3|3|11112222333344445|x||y"), Err(ProtoError::BadMask));
+        assert_eq!(Config::decode(b"3|3||x||"), Err(ProtoError::BadPath));
+        assert_eq!(Config::decode(b"3|3||x|0g|y"), Err(ProtoError::BadSpec));
         assert_eq!(
             cfg(b"a|b", b"p").encode_with_spec(b"", &mut [0u8; 64]),
             Err(ProtoError::BadPath)

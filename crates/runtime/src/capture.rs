@@ -84,12 +84,16 @@ pub fn enable_for_main_thread() {
     // Also without layers: the fast path copies program memory directly
     // and recovers from a fault through the guard.
     signals::install_fault_guards();
-    // An inherited blocked SIGSYS becomes virtual.
-    let mask = sys::sigmask();
+    // The program's mask: handed over by the runtime that exec'd us (which
+    // execs with every signal blocked, so that one arriving meanwhile stays
+    // pending for this image: it is delivered here, as natively after an
+    // exec) or, at the launcher's start, inherited. A blocked SIGSYS
+    // becomes virtual.
+    let mask = crate::config::program_mask().unwrap_or_else(sys::sigmask);
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;
-        sys::set_sigmask(mask & !sys::SIGSYS_BIT);
     }
+    sys::set_sigmask(mask & !sys::SIGSYS_BIT);
     thread::set_altstack(&thread::own_altstack(t));
     if let Err(e) = thread::enable_capture(t) {
         out::Line::new()

@@ -3,10 +3,13 @@
 
 use crate::load::Path;
 use crate::sys::{self, Sysno};
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use strata_proto::Config;
 
 static FLAGS: AtomicU32 = AtomicU32::new(0);
+/// The program's signal mask from the configuration (`HAS_MASK` set).
+static MASK: AtomicU64 = AtomicU64::new(0);
+static HAS_MASK: AtomicU32 = AtomicU32::new(0);
 static mut SESSION: Path = Path::new();
 static mut SPEC: [u8; strata_proto::SPEC_MAX] = [0; strata_proto::SPEC_MAX];
 static mut SPEC_LEN: usize = 0;
@@ -18,6 +21,10 @@ static mut RUNTIME: Path = Path::new();
 /// Called once at start, single-threaded.
 pub unsafe fn init(c: &Config) -> Result<(), isize> {
     FLAGS.store(c.flags, Ordering::Relaxed);
+    if let Some(m) = c.mask {
+        MASK.store(m, Ordering::Relaxed);
+        HAS_MASK.store(1, Ordering::Relaxed);
+    }
     // SAFETY: single-threaded start (contract).
     unsafe {
         (*core::ptr::addr_of_mut!(SESSION)).set(c.session)?;
@@ -37,6 +44,13 @@ pub unsafe fn init(c: &Config) -> Result<(), isize> {
 
 pub fn flags() -> u32 {
     FLAGS.load(Ordering::Relaxed)
+}
+
+/// The program's signal mask as the runtime that exec'd us handed it over
+/// (it execs with every signal blocked); None: the inherited mask is the
+/// program's.
+pub fn program_mask() -> Option<u64> {
+    (HAS_MASK.load(Ordering::Relaxed) != 0).then(|| MASK.load(Ordering::Relaxed))
 }
 
 pub fn follow_exec() -> bool {
@@ -71,14 +85,16 @@ const PREFIX: &[u8] = b"STRATA_RT=";
 
 /// Upper bound of `encode_env`'s output for `program`.
 pub fn encoded_len(program: &[u8]) -> usize {
-    PREFIX.len() + 32 + session().len() + 2 * spec().len() + program.len()
+    PREFIX.len() + 48 + session().len() + 2 * spec().len() + program.len()
 }
 
-/// Writes `STRATA_RT=<config for program>` into `out`; returns its length.
-pub fn encode_env(program: &[u8], out: &mut [u8]) -> Option<usize> {
+/// Writes `STRATA_RT=<config for program>` into `out`, with the program's
+/// signal mask `mask` for the new image; returns its length.
+pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
     let c = Config {
         flags: flags(),
+        mask: Some(mask),
         session: session(),
         spec_hex: b"",
         program,

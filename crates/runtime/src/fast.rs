@@ -375,18 +375,21 @@ pub fn init() -> bool {
 /// (decided per call, `fast_needs_frame`); fork, clone, clone3 and vfork
 /// (a fork's child is a copy of this very call and returns through it as
 /// the parent does; a thread or vfork child starts from the frame
-/// `full_frame` builds); exit and exit_group (they never return). A fork
-/// onto a new stack is sent to the trap path (`fast_needs_frame`). execve
-/// stays on the trap path: a signal that arrives while strata prepares the
-/// exec must reach the program before it (the trap path delivers it there,
-/// nested); the fast path would defer it, blocked, into the new image
-/// (tests/programs/exec_signal_race.c).
+/// `full_frame` builds); execve/execveat (the image is replaced; a failed
+/// one returns like any call; a signal deferred while strata prepares it
+/// stays pending for the new image, which gets the program's mask through
+/// its launch configuration rather than the blocked one it execs with:
+/// tests/programs/exec_signal_race.c); exit and exit_group (they never
+/// return). A fork onto a new stack is sent to the trap path
+/// (`fast_needs_frame`).
 pub fn needs_frame(nr: usize) -> bool {
     if [
         Sysno::fork,
         Sysno::vfork,
         Sysno::clone,
         Sysno::clone3,
+        Sysno::execve,
+        Sysno::execveat,
         Sysno::exit,
         Sysno::exit_group,
     ]
@@ -447,9 +450,11 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     // SAFETY: `fast_uc` lives in the thread state; only this activation uses
     // it (fast calls never nest: signals are deferred meanwhile).
     let uc = unsafe { &mut *uc };
-    // rt_sigprocmask edits the stand-in frame's mask: the real mask is put
-    // right after.
-    let masking = nr == Sysno::rt_sigprocmask as usize;
+    // rt_sigprocmask edits the stand-in frame's mask; execve hands that mask
+    // to the new image (and, failing, returns here): the real mask is put
+    // back after both.
+    let masking =
+        nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
     if masking {
         uc.sigmask = program_mask(t);
     }
@@ -758,6 +763,20 @@ pub fn deliver_saved(t: &mut Thread, uc: &mut UContext) {
             mask: ACT_MASK[sig].load(Ordering::Relaxed),
         };
         crate::signals::deliver(t, uc, &info, &act);
+    }
+}
+
+/// The image is about to be replaced: the real-time signals `save_rt` kept
+/// in this thread's state go back to the kernel (blocked, they stay pending
+/// across the exec for the new image, as natively).
+pub fn requeue_saved(t: &mut Thread) {
+    for i in 0..t.saved_rt.len() {
+        let sig = t.saved_rt[i].signo as usize;
+        if sig != 0 {
+            let info = t.saved_rt[i];
+            t.saved_rt[i].signo = 0;
+            requeue(sig, &info);
+        }
     }
 }
 

@@ -198,7 +198,15 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     // SAFETY: `buf` is a fresh mapping of `total` bytes.
     let mem = unsafe { core::slice::from_raw_parts_mut(buf as *mut u8, total) };
     let (envs, cfg) = mem.split_at_mut(env_bytes);
-    let Some(n) = config::encode_env(path.bytes(), cfg) else {
+    // The new image's mask goes in its configuration: the exec itself runs
+    // with every signal blocked (as strata's handler does; on the fast path
+    // a signal arriving meanwhile is deferred, blocked), so that a signal
+    // arriving while strata prepares it stays pending for the new image,
+    // which the new runtime unblocks to the program's mask (with SIGSYS
+    // really blocked if the program blocked it: the new runtime turns that
+    // back into a virtual block).
+    let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
+    let Some(n) = config::encode_env(path.bytes(), uc.sigmask | vsys, cfg) else {
         // SAFETY: unmapping our own buffer.
         unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
         return -36;
@@ -221,15 +229,12 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     }
     crate::stack::exec_commit(nr, a);
     let rt = config::runtime_path();
-    // The new image inherits the real mask: make it the program's (with
-    // SIGSYS really blocked if the program blocked it; the new runtime turns
-    // that back into a virtual block before any trap can happen).
-    let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
-    sys::set_sigmask(uc.sigmask | vsys);
+    let old = sys::swap_sigmask(!0);
+    crate::fast::requeue_saved(crate::thread::current());
     crate::rewrite::flush_stats(crate::thread::current(), true);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };
-    sys::set_sigmask(!0);
+    sys::set_sigmask(old);
     // SAFETY: unmapping our own buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
     r

@@ -1,7 +1,7 @@
 /* Attack 11: re-exec strata-rt itself, which the Landlock backstop must let
  * through (it is how strata follows execve), with a launch configuration of
  * the attacker's making: no layers, so no in-process policy. The
- * configuration travels in STRATA_RT (VERSION|FLAGS|SESSION|SPEC|PROGRAM);
+ * configuration travels in STRATA_RT (VERSION|FLAGS|MASK|SESSION|SPEC|PROGRAM);
  * strata removes it from the environment the program sees, but the version
  * can be read back from /proc/PID/environ (the kernel's copy). The exec goes
  * through the strata gadget, so strata's own execve handling is skipped.
@@ -16,7 +16,7 @@ static struct gadget g;
 
 /* The configuration's version, from the kernel's copy of our environment. */
 static void config_version(char *out, size_t size) {
-    snprintf(out, size, "2");
+    snprintf(out, size, "3");
     char path[64], buf[1 << 16];
     snprintf(path, sizeof path, "/proc/%d/environ", getpid());
     int fd = open(path, O_RDONLY);
@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     char probe[4096], version[32], config[8192];
     probe_path(argv[0], probe, sizeof probe);
     config_version(version, sizeof version);
-    snprintf(config, sizeof config, "STRATA_RT=%s|0|||%s", version, probe);
+    snprintf(config, sizeof config, "STRATA_RT=%s|0||||%s", version, probe);
     char *nargv[] = {probe, "strata-rt re-exec'd with no layers", NULL};
     char *nenv[] = {config, "PATH=/usr/bin:/bin", NULL};
     pid_t pid = fork();
