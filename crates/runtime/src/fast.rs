@@ -200,22 +200,6 @@ global_asm!(
     "strata_safe_copy_fault:",
     "    mov $1, %eax",
     "    ret",
-    // strata_fast_syscall(nr, a0..a5): the program's call re-issued on the
-    // fast path, at one known instruction (`strata_fast_sc`) so that a
-    // signal handler can tell the kernel restarted it.
-    ".globl strata_fast_syscall",
-    "strata_fast_syscall:",
-    "    mov %rdi, %rax",
-    "    mov %rsi, %rdi",
-    "    mov %rdx, %rsi",
-    "    mov %rcx, %rdx",
-    "    mov %r8, %r10",
-    "    mov %r9, %r8",
-    "    mov 8(%rsp), %r9",
-    ".globl strata_fast_sc",
-    "strata_fast_sc:",
-    "    syscall",
-    "    ret",
     // strata_sig_entry(sig, info, uc): the real handler of every signal the
     // program handles. Interrupted program code: jump to the program's
     // handler on this very frame (the kernel built it as it would have for
@@ -333,8 +317,6 @@ extern "C" {
     pub fn strata_fast_entry();
     fn strata_fast_window();
     fn strata_fast_window_end();
-    fn strata_fast_syscall(nr: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize, a5: usize) -> isize;
-    fn strata_fast_sc();
     pub fn strata_safe_copy(dst: *mut u8, src: *const u8, n: usize) -> u64;
     fn strata_safe_copy_insn();
     fn strata_safe_copy_fault();
@@ -646,13 +628,57 @@ fn on_program_altstack(t: &Thread) -> bool {
 }
 
 /// Re-issues the program's call in fast mode: no mask juggling (the mask is
-/// the program's all along), at `strata_fast_sc`.
+/// the program's all along), by `issue`.
+///
+/// Always inlined, as is the stack's way down to it (`stack::bottom`): on
+/// this kind of machine every return after a system call mispredicts (the
+/// return stack buffer does not survive the kernel entry; bench/rsb_depth.c:
+/// ~10 ns per return level), so each function between `strata_fast` and the
+/// `syscall` costs that much on every call.
+#[inline(always)]
 pub fn passthrough(t: &mut Thread, nr: usize, a: [u64; 6]) -> isize {
-    t.fast_sc_prog = u8::from(t.ext_call == 0);
-    let r = // SAFETY: the program's own call (or an extension's), as made.
-        unsafe { strata_fast_syscall(nr, a[0] as usize, a[1] as usize, a[2] as usize, a[3] as usize, a[4] as usize, a[5] as usize) };
+    issue(t, nr, a, t.ext_call == 0)
+}
+
+/// `passthrough` for a call that is the program's (`prog`) or an
+/// extension's own.
+/// The `syscall` is inline (no function of its own to return from); a
+/// signal handler tells that the kernel stopped this call to restart it by
+/// `fast_sc_prog` and a `syscall` at the interrupted PC (`at_issued_call`).
+#[inline(always)]
+pub fn issue(t: &mut Thread, nr: usize, a: [u64; 6], prog: bool) -> isize {
+    t.fast_sc_prog = u8::from(prog);
+    let r: isize;
+    // SAFETY: the program's own call (or an extension's), as made; the
+    // kernel clobbers rcx and r11 only.
+    unsafe {
+        core::arch::asm!(
+            "syscall",
+            inlateout("rax") nr as isize => r,
+            in("rdi") a[0],
+            in("rsi") a[1],
+            in("rdx") a[2],
+            in("r10") a[3],
+            in("r8") a[4],
+            in("r9") a[5],
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        )
+    };
     thread::current().fast_sc_prog = 0;
     r
+}
+
+/// Whether `pc` is a `syscall` in strata's text: with `fast_sc_prog` set,
+/// the one `issue` runs (nothing else between its flag's set and clear is a
+/// system call).
+fn at_issued_call(pc: u64) -> bool {
+    if !crate::image::in_text(pc as usize) || !crate::image::in_text(pc as usize + 1) {
+        return false;
+    }
+    // SAFETY: two bytes inside strata's own (readable) text.
+    unsafe { core::ptr::read(pc as *const [u8; 2]) == [0x0f, 0x05] }
 }
 
 /// Completes a fast call's return into `uc`, which interrupted its last
@@ -711,7 +737,7 @@ pub fn defer(t: &mut Thread, sig: usize, uc: &mut UContext) -> bool {
     if t.in_fast == 0 {
         return false;
     }
-    if uc.gregs[reg::RIP] == addr(strata_fast_sc) && t.fast_sc_prog != 0 {
+    if t.fast_sc_prog != 0 && at_issued_call(uc.gregs[reg::RIP]) {
         // The kernel rewound the program's call to restart it after the
         // handler: end it here, and restart it from the site.
         t.restart_nr = uc.gregs[reg::RAX];

@@ -105,7 +105,9 @@ pub fn layer_name(i: usize) -> &'static [u8] {
     unsafe { crate::cstr(p) }
 }
 
-/// Runs layer `i` on `c`.
+/// Runs layer `i` on `c` (inlined: a return level less after the call, see
+/// `fast::passthrough`).
+#[inline(always)]
 pub fn call_layer(i: u8, c: &mut Call) -> i64 {
     let t = thread::current();
     let i = i as usize;
@@ -128,6 +130,7 @@ pub fn call_layer(i: u8, c: &mut Call) -> i64 {
 }
 
 /// What layer `i`'s `Below` does: the next interested layer, or the bottom.
+#[inline(always)]
 fn below_of(i: usize, c: &mut Call) -> i64 {
     let nr = c.nr as usize;
     let next = match stack().next.get(i).and_then(|row| row.get(nr)) {
@@ -157,13 +160,20 @@ extern "C" fn below_call(b: *const abi::Below, c: *mut Call) -> i64 {
 }
 
 /// The bottom of the stack: strata's own handling of the Linux call.
+#[inline(always)]
 fn bottom(c: &mut Call) -> i64 {
     let t = thread::current();
+    let nr = c.nr as usize;
+    if t.in_fast == 1 && c.flags & abi::call_flags::FROM_EXTENSION == 0 && !dispatch::bottom_owns(nr) {
+        // The program's call, on the fast path, that strata re-issues
+        // unchanged (`dispatch::bottom`'s last arm): issued from here, one
+        // return level above the layer that asked (see `fast::passthrough`).
+        return crate::fast::issue(t, nr, c.args, true) as i64;
+    }
     let uc = t.cur_uc as *mut UContext;
     if uc.is_null() {
         return -(sys::EINVAL as i64);
     }
-    let nr = c.nr as usize;
     if c.flags & abi::call_flags::FROM_EXTENSION != 0 && dispatch::owns_control_flow(nr) {
         // An extension's own call may not fork, exec, exit or sigreturn the
         // program behind the layers' backs.
@@ -596,7 +606,8 @@ pub fn session_words() -> Option<&'static [AtomicU64]> {
 
 /// Per-call entry from dispatch.rs: runs the stack for call `nr` and
 /// returns what to put in rax, or None when the bottom replaced the whole
-/// register state.
+/// register state. Inlined (see `call_layer`).
+#[inline(always)]
 pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6]) -> Option<i64> {
     let saved_uc = t.cur_uc;
     let saved_rep = t.uc_replaced;

@@ -91,7 +91,7 @@ pub struct Thread {
     /// 1 while a call that entered through a rewritten site runs in strata:
     /// signals arriving then are deferred to its end.
     pub in_fast: u8,
-    /// The blocking `strata_fast_sc` in progress issues the program's own
+    /// The blocking call `fast::issue` has in progress is the program's own
     /// call (a kernel restart of it becomes ERESTARTSYS, then a restart at
     /// the site's own `syscall`).
     pub fast_sc_prog: u8,
