@@ -450,11 +450,11 @@ fn ring_emit(b: &[u8]) -> bool {
         let hdr = &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64);
         // Claimed (length and writer known), not yet readable.
         hdr.store(counts::record_header(b.len(), tid, false), Ordering::Release);
-        let mut off = (pos as usize + 8) & (size - 1);
-        for &x in b {
-            *ring.add(off) = x;
-            off = (off + 1) & (size - 1);
-        }
+        // The bytes, in at most two copies (the record may wrap).
+        let off = (pos as usize + 8) & (size - 1);
+        let first = b.len().min(size - off);
+        core::ptr::copy_nonoverlapping(b.as_ptr(), ring.add(off), first);
+        core::ptr::copy_nonoverlapping(b.as_ptr().add(first), ring, b.len() - first);
         hdr.store(counts::record_header(b.len(), tid, true), Ordering::Release);
     }
     true
