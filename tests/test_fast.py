@@ -202,7 +202,7 @@ def test_a_branch_into_the_rest_of_a_run_runs_the_original(out_dir, tmp_path):
 def test_site_cache_kept_across_runs(tmp_path):
     """The site cache outlives a run (sites-KEY.cache in the user's private strata-UID
     directory): a second run takes every library's sites from it instead of decoding them;
-    a damaged cache file costs a scan, nothing else; a sandboxed run neither reads nor
+    a damaged cache file costs a scan, nothing else; a sandboxed run reads it but never
     writes it."""
     from conftest import STRATA
     env = dict(os.environ, TMPDIR=str(tmp_path))
@@ -225,5 +225,11 @@ def test_site_cache_kept_across_runs(tmp_path):
     damaged = go()
     assert damaged["scanned"] == first["scanned"] and damaged["cached"] == 0, damaged
     assert go()["cached"] == first["scanned"]
+    kept = caches[0].read_bytes()
+    sandboxed = go("--policy", "builtin:no-network")
+    assert sandboxed["scanned"] == 0 and sandboxed["cached"] == first["scanned"], sandboxed
+    assert caches[0].read_bytes() == kept
+    caches[0].unlink()
     sandboxed = go("--policy", "builtin:no-network")
     assert sandboxed["scanned"] == first["scanned"] and sandboxed["cached"] == 0, sandboxed
+    assert not caches[0].exists()

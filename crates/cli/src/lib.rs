@@ -391,14 +391,15 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
             if rewrite { counts::SITE_CACHE_DEFAULT } else { 0 },
         )?),
     };
-    // The site cache of earlier runs (not for a sandboxed program: it must
-    // not influence a later run).
+    // The site cache of earlier runs. A sandboxed run reads it (what
+    // unsandboxed runs of the user's programs wrote) but never writes it: a
+    // sandboxed program, which can write its session's cache, must not
+    // influence a later run.
     let saved_sites = match (&session, &session_dir) {
-        (Some(s), Some(dir)) if rewrite && policies.is_empty() => {
-            sitecache::path_for(dir, &rt).map(|f| (sitecache::load(s, &f), f))
-        }
+        (Some(s), Some(dir)) if rewrite => sitecache::path_for(dir, &rt).map(|f| (sitecache::load(s, &f), f)),
         _ => None,
     };
+    let keep_sites = policies.is_empty();
     let drain = match &session {
         Some(s) if !stack.is_empty() => {
             let to: Box<dyn Write + Send> = match &output {
@@ -468,7 +469,7 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         other => Error::Launch(other),
     })?;
 
-    if let (Some(s), Some((loaded, file))) = (&session, &saved_sites) {
+    if let (Some(s), Some((loaded, file)), true) = (&session, &saved_sites, keep_sites) {
         // A cache that cannot be saved only costs the next run a scan.
         let _ = sitecache::save(s, file, *loaded);
     }

@@ -14,8 +14,10 @@
 //! An entry is keyed by its file's device, inode, size and modification time,
 //! and the runtime checks every record against the code bytes before it
 //! rewrites anything; a stale or damaged cache costs a scan, never a wrong
-//! rewrite of different code. Runs with a sandbox policy neither read nor
-//! write it (a policy's program must not influence a later run).
+//! rewrite of different code. Runs with a sandbox policy read it but never
+//! write it: a sandboxed program can write its session's cache, and must
+//! not influence a later run (what an unsandboxed program of the user's
+//! wrote, it could as well have written anywhere the user can).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
