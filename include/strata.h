@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #define STRATA_ABI_VERSION_MAJOR 1u
-#define STRATA_ABI_VERSION_MINOR 0u
+#define STRATA_ABI_VERSION_MINOR 1u
 #define STRATA_ABI_VERSION ((STRATA_ABI_VERSION_MAJOR << 16) | STRATA_ABI_VERSION_MINOR)
 
 /* Class bits (strata_call.class). */
@@ -44,6 +44,8 @@
 #define STRATA_MAX_PATHS 2
 /* The largest Linux call number an interest set can name (exclusive). */
 #define STRATA_MAX_NR 512
+/* What a `before` hook returns to pass the call on. */
+#define STRATA_CONTINUE INT64_MIN
 
 /* The ops (strata_call.op). Numbers are stable within a major version. */
 enum strata_op {
@@ -337,6 +339,19 @@ struct strata_ext_desc {
      * program handler (currently: the signals strata itself delivers, e.g.
      * a virtual SIGSYS). Return 0 to deliver, 1 to suppress it. */
     int32_t (*signal)(void *state, int32_t sig, const uint8_t *info);
+    /* (1.1) The hook form of a layer, used when `call` is NULL: sees the
+     * call on its way down; returns `STRATA_CONTINUE` to pass it on
+     * unchanged, or a result to serve or fail it (the layers below and the
+     * kernel then never see it). It may leave a word in `*cookie` (zero at
+     * first) for its `after`. For layers that do not change a call's
+     * arguments: strata runs hook layers in a loop around the call instead
+     * of nesting them, which costs less where every return after a system
+     * call mispredicts. Optional. */
+    int64_t (*before)(void *state, const strata_call *call, uint64_t *cookie);
+    /* (1.1) Sees the result `ret` of a call this layer's `before` passed on
+     * (or of every call, without `before`), on its way up, with the cookie
+     * `before` left; returns the result for the layer above. Optional. */
+    int64_t (*after)(void *state, const strata_call *call, int64_t ret, uint64_t cookie);
 };
 
 /* Signature of an extension object's `strata_ext_init`: fill `out` from
@@ -355,7 +370,7 @@ _Static_assert(sizeof(strata_call) == 88 && _Alignof(strata_call) == 8, "strata_
 _Static_assert(sizeof(strata_interest) == 64 && _Alignof(strata_interest) == 8, "strata_interest: not the layout strata uses");
 _Static_assert(sizeof(strata_below) == 24 && _Alignof(strata_below) == 8, "strata_below: not the layout strata uses");
 _Static_assert(sizeof(strata_host) == 56 && _Alignof(strata_host) == 8, "strata_host: not the layout strata uses");
-_Static_assert(sizeof(strata_ext_desc) == 128 && _Alignof(strata_ext_desc) == 8, "strata_ext_desc: not the layout strata uses");
+_Static_assert(sizeof(strata_ext_desc) == 144 && _Alignof(strata_ext_desc) == 8, "strata_ext_desc: not the layout strata uses");
 
 /* Adds Linux call number nr to an interest set (numbers from STRATA_MAX_NR
  * up are ignored). */

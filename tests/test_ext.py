@@ -34,6 +34,7 @@ def c_objects():
     return {
         "hide": cc(ROOT / "examples" / "c-ext" / "hide.c", "libhide.so"),
         "faulty": cc(ROOT / "tests" / "ext" / "faulty.c", "libfaulty.so"),
+        "hooks": cc(ROOT / "tests" / "ext" / "hooks.c", "libhooks.so"),
     }
 
 
@@ -77,6 +78,37 @@ def test_objects_compose_with_built_ins(c_objects, rust_object, tmp_path):
     assert 'write(1, "mixed\\n", 6)' in out.read_text()
     r = run(strata("--ext", str(rust_object), "--trace=write", "-o", str(out)) + ["echo", "mixed"], env=ENV)
     assert 'write(1, "MIXED\\n", 6)' in out.read_text()
+
+
+def test_hook_layers_run_around_the_call(c_objects, tmp_path):
+    """ABI 1.1's hook form (tests/ext/hooks.c, before/after, no call): hook layers run
+    their `before` top-down and their `after` bottom-up around the rest of the stack, with
+    the cookie each `before` left; a `before` that serves the call stops it there (no layer
+    below, no kernel, not its own `after`); a nesting layer (trace) between hook layers sees
+    what the layers below it returned; built-in hook layers (null, count) compose with them."""
+    src = tmp_path / "ppid.c"
+    src.write_text('#include <stdio.h>\n#include <unistd.h>\n#include <sys/syscall.h>\n'
+                   'int main(void) { printf("%ld\\n", (long)syscall(SYS_getppid)); return 0; }\n')
+    exe = tmp_path / "ppid"
+    subprocess.run(["cc", "-O2", "-o", str(exe), str(src)], check=True)
+    hooks = c_objects["hooks"]
+    trace = tmp_path / "t"
+    r = run(strata("--ext", f"{hooks}:Aa", "--trace=getppid", "-o", str(trace), "--ext", f"{hooks}:Bs",
+                   "--ext", f"{hooks}:C") + [str(exe)], env=ENV)
+    assert r.status == 0 and r.stdout == b"1077\n", r.show()
+    lines = [l for l in r.stderr.decode().splitlines() if l.startswith("hooks ")]
+    assert lines == ["hooks A before 110", "hooks B before 110", "hooks A after 77 cookie ok"], lines
+    assert "getppid() = 77" in " ".join(trace.read_text().split()), trace.read_text()
+
+    r = run(strata("--ext", f"{hooks}:A", "--ext", "null", "--ext", "count", "--ext", f"{hooks}:B") + [str(exe)],
+            env=ENV)
+    assert r.status == 0, r.show()
+    ppid = int(r.stdout)
+    lines = [l for l in r.stderr.decode().splitlines() if l.startswith("hooks ")]
+    assert lines == ["hooks A before 110", "hooks B before 110", f"hooks B after {ppid} cookie ok",
+                     f"hooks A after {ppid} cookie ok"], lines
+    assert any(l.split()[-1:] == ["getppid"] and l.split()[3] == "1" for l in r.stderr.decode().splitlines()), \
+        r.stderr.decode()
 
 
 def test_manifest(c_objects, rust_object, tmp_path):

@@ -42,13 +42,12 @@ use core::ffi::c_void;
 /// ABI major version: changes when a structure or an op changes meaning.
 pub const VERSION_MAJOR: u32 = 1;
 /// ABI minor version: changes when ops or trailing fields are added.
-pub const VERSION_MINOR: u32 = 0;
+pub const VERSION_MINOR: u32 = 1;
 /// `major << 16 | minor`, as carried in every structure and exported by
 /// every extension object as `strata_ext_abi_version`.
 pub const VERSION: u32 = VERSION_MAJOR << 16 | VERSION_MINOR;
 
 /// Whether an extension built for ABI `v` can be loaded by this strata.
-#[allow(clippy::absurd_extreme_comparisons)] // VERSION_MINOR is 0 for now
 pub const fn compatible(v: u32) -> bool {
     v >> 16 == VERSION_MAJOR && v & 0xffff <= VERSION_MINOR
 }
@@ -308,7 +307,23 @@ pub struct ExtDesc {
     /// handler (currently: the signals strata itself delivers, e.g. a
     /// virtual SIGSYS). Return 0 to deliver, 1 to suppress it.
     pub signal: Option<extern "C" fn(state: *mut c_void, sig: i32, info: *const u8) -> i32>,
+    /// (1.1) The hook form of a layer, used when `call` is None: `before`
+    /// sees the call on its way down and returns [`CONTINUE`] to pass it on
+    /// unchanged, or a result to serve or fail it (the layers below and the
+    /// kernel then never see it); `after` sees the result on its way up and
+    /// returns the result for the layer above. For layers that do not change
+    /// a call's arguments (observers, counters, policies): strata runs them
+    /// in a loop around the call instead of nesting them, which on machines
+    /// where every return after a system call mispredicts is most of a
+    /// layer's cost. `before` may leave a word in `*cookie` (zero at first),
+    /// which `after` gets for the same call (e.g. a start time). Either may
+    /// be None.
+    pub before: Option<extern "C" fn(state: *mut c_void, call: *const Call, cookie: *mut u64) -> i64>,
+    pub after: Option<extern "C" fn(state: *mut c_void, call: *const Call, ret: i64, cookie: u64) -> i64>,
 }
+
+/// What a `before` hook returns to pass the call on.
+pub const CONTINUE: i64 = i64::MIN;
 
 /// Signature of an extension object's `strata_ext_init`: fill `out` from
 /// `args` (the text after `NAME:` or the manifest's parameters as

@@ -165,6 +165,10 @@ const STRUCTS: &[Struct] = &[
                 "Optional. The calling process is exiting with a wait status (exit_group, or the last thread's exit).";
             signal: "int32_t (*signal)(void *state, int32_t sig, const uint8_t *info)",
                 "Optional. Signal upcall: strata is about to deliver signal `sig` to a program handler (currently: the signals strata itself delivers, e.g. a virtual SIGSYS). Return 0 to deliver, 1 to suppress it.";
+            before: "int64_t (*before)(void *state, const strata_call *call, uint64_t *cookie)",
+                "(1.1) The hook form of a layer, used when `call` is NULL: sees the call on its way down; returns `STRATA_CONTINUE` to pass it on unchanged, or a result to serve or fail it (the layers below and the kernel then never see it). It may leave a word in `*cookie` (zero at first) for its `after`. For layers that do not change a call's arguments: strata runs hook layers in a loop around the call instead of nesting them, which costs less where every return after a system call mispredicts. Optional.";
+            after: "int64_t (*after)(void *state, const strata_call *call, int64_t ret, uint64_t cookie)",
+                "(1.1) Sees the result `ret` of a call this layer's `before` passed on (or of every call, without `before`), on its way up, with the cookie `before` left; returns the result for the layer above. Optional.";
         ]),
 ];
 
@@ -343,6 +347,10 @@ fn constants_md(out: &mut dyn Write) -> fmt::Result {
     writeln!(
         out,
         "| `STRATA_MAX_NR` | {MAX_NR} | The largest Linux call number an interest set can name (exclusive). |"
+    )?;
+    writeln!(
+        out,
+        "| `STRATA_CONTINUE` | `INT64_MIN` | What a `before` hook returns to pass the call on. |"
     )
 }
 
@@ -600,6 +608,8 @@ pub fn render_header(out: &mut dyn Write) -> fmt::Result {
         "The largest Linux call number an interest set can name (exclusive).",
     )?;
     writeln!(out, "#define STRATA_MAX_NR {MAX_NR}")?;
+    comment(out, "", "What a `before` hook returns to pass the call on.")?;
+    writeln!(out, "#define STRATA_CONTINUE INT64_MIN")?;
 
     out.write_str("\n/* The ops (strata_call.op). Numbers are stable within a major version. */\nenum strata_op {\n")?;
     let mut group = None;

@@ -71,7 +71,7 @@ fn layouts() -> Vec<Layout> {
             abi_version, size, read_mem, write_mem, emit, raw_syscall, multi_task, fail,
         }),
         layout!(ExtDesc as "strata_ext_desc" {
-            abi_version, size, name, state, interest, call, exec_commit, task_start, exit, signal,
+            abi_version, size, name, state, interest, call, exec_commit, task_start, exit, signal, before, after,
         }),
     ]
 }

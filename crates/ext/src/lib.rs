@@ -85,9 +85,32 @@ pub trait Extension: Sync + Sized + 'static {
     /// The calls this layer sees. Calls outside it go straight past.
     fn interest(&self) -> Interest;
 
-    /// Handles one call. The default passes it on unchanged.
+    /// Handles one call. The default passes it on unchanged. Not used when
+    /// [`Extension::HOOKS`] is true.
     fn call(&self, c: &mut Call, below: &Below) -> i64 {
         below.call(c)
+    }
+
+    /// The layer is written as hooks around the call ([`Extension::before`]
+    /// and [`Extension::after`]) instead of [`Extension::call`]: for layers
+    /// that never change a call's arguments. strata then runs it in a loop
+    /// around the call rather than nested in it, which is cheaper where every
+    /// return after a system call mispredicts (abi::ExtDesc::before).
+    const HOOKS: bool = false;
+
+    /// With [`Extension::HOOKS`]: the call on its way down. None passes it
+    /// on; Some(result) serves or fails it here (the layers below and the
+    /// kernel never see it, and this layer's `after` is not run for it).
+    /// `cookie` (zero at first) goes to `after` for the same call.
+    fn before(&self, _c: &Call, _cookie: &mut u64) -> Option<i64> {
+        None
+    }
+
+    /// With [`Extension::HOOKS`]: the result `ret` of a call `before` passed
+    /// on, on its way up, with the cookie `before` left; returns the result
+    /// for the layer above.
+    fn after(&self, _c: &Call, ret: i64, _cookie: u64) -> i64 {
+        ret
     }
 
     /// The process is about to replace its image; `c` is the execve.
@@ -391,11 +414,13 @@ pub fn describe<E: Extension>(e: &'static E, name: &'static [u8]) -> abi::ExtDes
         name: name.as_ptr(),
         state: e as *const E as *mut c_void,
         interest: e.interest(),
-        call: Some(call_tramp::<E>),
+        call: if E::HOOKS { None } else { Some(call_tramp::<E>) },
         exec_commit: Some(exec_tramp::<E>),
         task_start: Some(task_tramp::<E>),
         exit: Some(exit_tramp::<E>),
         signal: Some(signal_tramp::<E>),
+        before: if E::HOOKS { Some(before_tramp::<E>) } else { None },
+        after: if E::HOOKS { Some(after_tramp::<E>) } else { None },
     }
 }
 
@@ -404,6 +429,19 @@ extern "C" fn call_tramp<E: Extension>(state: *mut c_void, call: *mut Call, belo
     // valid, exclusive Call for the duration of this function.
     let (e, c) = unsafe { (&*(state as *const E), &mut *call) };
     e.call(c, &Below(below))
+}
+
+extern "C" fn before_tramp<E: Extension>(state: *mut c_void, call: *const Call, cookie: *mut u64) -> i64 {
+    // SAFETY: as in call_tramp (the Call is only read); `cookie` is strata's
+    // word for this layer and call.
+    let (e, c, k) = unsafe { (&*(state as *const E), &*call, &mut *cookie) };
+    e.before(c, k).unwrap_or(abi::CONTINUE)
+}
+
+extern "C" fn after_tramp<E: Extension>(state: *mut c_void, call: *const Call, ret: i64, cookie: u64) -> i64 {
+    // SAFETY: as in before_tramp.
+    let (e, c) = unsafe { (&*(state as *const E), &*call) };
+    e.after(c, ret, cookie)
 }
 
 extern "C" fn exec_tramp<E: Extension>(state: *mut c_void, call: *const Call) {

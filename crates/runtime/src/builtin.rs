@@ -89,6 +89,9 @@ impl Extension for Null {
     fn interest(&self) -> Interest {
         Interest::ALL
     }
+    // A layer that sees every call and does nothing with it: the hook form
+    // (the defaults pass the call on and its result up).
+    const HOOKS: bool = true;
 }
 
 /// `ids`: serves getpid and gettid in-process (a short-circuit call, as
@@ -114,11 +117,12 @@ impl Extension for Ids {
         i.insert(sys::Sysno::gettid as u32);
         i
     }
-    fn call(&self, c: &mut Call, below: &Below) -> i64 {
+    const HOOKS: bool = true;
+    fn before(&self, c: &Call, _: &mut u64) -> Option<i64> {
         match c.nr as usize {
-            n if n == sys::Sysno::getpid as usize => c.pid as i64,
-            n if n == sys::Sysno::gettid as usize => c.tid as i64,
-            _ => below.call(c),
+            n if n == sys::Sysno::getpid as usize => Some(c.pid as i64),
+            n if n == sys::Sysno::gettid as usize => Some(c.tid as i64),
+            _ => None,
         }
     }
 }
@@ -142,17 +146,19 @@ impl Extension for Count {
     fn interest(&self) -> Interest {
         Interest::ALL
     }
-    fn call(&self, c: &mut Call, below: &Below) -> i64 {
-        let nr = c.nr as usize;
+    const HOOKS: bool = true;
+    fn before(&self, c: &Call, t0: &mut u64) -> Option<i64> {
         if matches!(
             strata_abi::Call::op(c),
             strata_abi::Op::ThreadExit | strata_abi::Op::ProcessExit
         ) {
-            self.add(nr, 0, 0);
+            self.add(c.nr as usize, 0, 0);
         }
-        let t0 = rdtsc();
-        let r = below.call(c);
-        self.add(nr, r, rdtsc().wrapping_sub(t0));
+        *t0 = rdtsc();
+        None
+    }
+    fn after(&self, c: &Call, r: i64, t0: u64) -> i64 {
+        self.add(c.nr as usize, r, rdtsc().wrapping_sub(t0));
         r
     }
     fn exec_commit(&self, c: &Call) {

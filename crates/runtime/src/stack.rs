@@ -105,45 +105,96 @@ pub fn layer_name(i: usize) -> &'static [u8] {
     unsafe { crate::cstr(p) }
 }
 
-/// Runs layer `i` on `c` (inlined: a return level less after the call, see
-/// `fast::passthrough`).
+/// Runs the stack from layer `first` (or the bottom, for NO_LAYER) on `c`.
+/// Hook layers (`ExtDesc::before`/`after`, no `call`) run in a loop around
+/// the rest: their `before` on the way down, then a nesting layer's `call`
+/// or the bottom, then their `after` on the way up, so that none of them
+/// is a return level after the system call (see `fast::passthrough`).
+/// Inlined for the same reason.
 #[inline(always)]
-pub fn call_layer(i: u8, c: &mut Call) -> i64 {
-    let t = thread::current();
-    let i = i as usize;
-    let d = desc(i);
-    let Some(f) = d.call else {
-        return below_of(i, c);
+fn descend(first: u8, c: &mut Call) -> i64 {
+    let nr = c.nr as usize;
+    let mut passed = [0u8; MAX_LAYERS];
+    let mut cookies = [0u64; MAX_LAYERS];
+    let mut n = 0;
+    let mut i = first;
+    let mut r = loop {
+        if i == NO_LAYER {
+            break bottom(c);
+        }
+        let d = desc(i as usize);
+        if d.call.is_some() || (d.before.is_none() && d.after.is_none()) {
+            break call_layer(i, c);
+        }
+        if let Some(f) = d.before {
+            let k = &mut cookies[n] as *mut u64;
+            let x = in_layer_scope(i, c, c.nr, || f(d.state, c, k));
+            if x != abi::CONTINUE {
+                break x;
+            }
+        }
+        passed[n] = i;
+        n += 1;
+        i = next_of(i as usize, nr);
     };
-    let (saved_layer, saved_nr, saved_view) = (t.cur_layer, t.cur_nr, t.views[i]);
-    t.cur_layer = i as u8;
-    t.cur_nr = c.nr;
-    t.views[i] = c as *const Call as usize;
-    // SAFETY: below[i] was written by init and is static.
-    let below = unsafe { stack().below[i].assume_init_ref() };
-    let r = f(d.state, c, below);
-    let t = thread::current();
-    t.cur_layer = saved_layer;
-    t.cur_nr = saved_nr;
-    t.views[i] = saved_view;
+    while n > 0 {
+        n -= 1;
+        let i = passed[n];
+        let d = desc(i as usize);
+        if let Some(f) = d.after {
+            r = in_layer_scope(i, c, c.nr, || f(d.state, c, r, cookies[n]));
+        }
+    }
     r
 }
 
-/// What layer `i`'s `Below` does: the next interested layer, or the bottom.
+/// Runs `f` as layer `i` working on call `c` (what a panic or fault names,
+/// and the layer's view of the call for `exec_commit`).
 #[inline(always)]
-fn below_of(i: usize, c: &mut Call) -> i64 {
-    let nr = c.nr as usize;
-    let next = match stack().next.get(i).and_then(|row| row.get(nr)) {
+fn in_layer_scope<R>(i: u8, c: *const Call, nr: u32, f: impl FnOnce() -> R) -> R {
+    let t = thread::current();
+    let iu = i as usize;
+    let (saved_layer, saved_nr, saved_view) = (t.cur_layer, t.cur_nr, t.views[iu]);
+    t.cur_layer = i;
+    t.cur_nr = nr;
+    t.views[iu] = c as usize;
+    let r = f();
+    let t = thread::current();
+    t.cur_layer = saved_layer;
+    t.cur_nr = saved_nr;
+    t.views[iu] = saved_view;
+    r
+}
+
+/// Runs nesting layer `i` on `c`.
+#[inline(always)]
+fn call_layer(i: u8, c: &mut Call) -> i64 {
+    let d = desc(i as usize);
+    let Some(f) = d.call else {
+        return below_of(i as usize, c);
+    };
+    // SAFETY: below[i] was written by init and is static.
+    let below = unsafe { stack().below[i as usize].assume_init_ref() };
+    let nr = c.nr;
+    let cp = c as *mut Call;
+    in_layer_scope(i, cp, nr, || f(d.state, cp, below))
+}
+
+/// The next layer below `i` interested in `nr` (NO_LAYER: the bottom).
+#[inline(always)]
+fn next_of(i: usize, nr: usize) -> u8 {
+    match stack().next.get(i).and_then(|row| row.get(nr)) {
         Some(&l) => l,
         // Numbers past the table: every layer below sees them.
         None if i + 1 < stack().n => (i + 1) as u8,
         None => NO_LAYER,
-    };
-    if next == NO_LAYER {
-        bottom(c)
-    } else {
-        call_layer(next, c)
     }
+}
+
+/// What layer `i`'s `Below` does: the rest of the stack below it.
+#[inline(always)]
+fn below_of(i: usize, c: &mut Call) -> i64 {
+    descend(next_of(i, c.nr as usize), c)
 }
 
 extern "C" fn below_call(b: *const abi::Below, c: *mut Call) -> i64 {
@@ -488,7 +539,7 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
             die(name, b"malformed stack specification")
         };
         let mut err = [0u8; 256];
-        let d = match crate::builtin::make(name, args, &mut err) {
+        let mut d = match crate::builtin::make(name, args, &mut err) {
             Some(Ok(d)) => d,
             Some(Err(n)) => die(name, &err[..n]),
             None if name.contains(&b'/') => {
@@ -501,7 +552,22 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
             }
             None => die(name, b"no such extension"),
         };
-        if !abi::compatible(d.abi_version) || d.call.is_none() && d.exec_commit.is_none() && d.exit.is_none() {
+        if (d.size as usize) < core::mem::offset_of!(ExtDesc, after) + 8 {
+            // Built for ABI 1.0: no hooks (whatever lies past its size).
+            d.before = None;
+            d.after = None;
+        }
+        if !abi::compatible(d.abi_version)
+            || [
+                d.call.is_none(),
+                d.before.is_none(),
+                d.after.is_none(),
+                d.exec_commit.is_none(),
+                d.exit.is_none(),
+            ]
+            .iter()
+            .all(|&none| none)
+        {
             die(
                 name,
                 b"the extension's descriptor is incomplete or from another ABI version",
@@ -525,7 +591,7 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
         // SAFETY: written above.
         let d = unsafe { st.layers[i].assume_init_ref() };
         for (nr, b) in below.iter_mut().enumerate() {
-            if d.call.is_some() && d.interest.contains(nr as u32) {
+            if (d.call.is_some() || d.before.is_some() || d.after.is_some()) && d.interest.contains(nr as u32) {
                 *b = i as u8;
             }
         }
@@ -620,7 +686,7 @@ pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6])
         a[0] = uc.gregs[crate::sys::reg::RSP];
     }
     let mut c = Call::new(nr as u32, a, t.pid as u32, t.tid as u32);
-    let r = call_layer(first, &mut c);
+    let r = descend(first, &mut c);
     let t = thread::current();
     let replaced = t.uc_replaced != 0;
     t.cur_uc = saved_uc;
