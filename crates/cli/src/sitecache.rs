@@ -9,7 +9,9 @@
 //! decode libc again (`--fast-stats` counts the mappings scanned and those
 //! taken from the cache). KEY names the
 //! strata-rt binary (device, inode, size, modification time): another build
-//! never reads a cache whose record layout it does not share.
+//! never reads a cache whose record layout it does not share; another
+//! build's file that has not been written for two weeks is removed when a
+//! cache is saved.
 //!
 //! An entry is keyed by its file's device, inode, size and modification time,
 //! and the runtime checks every record against the code bytes before it
@@ -144,8 +146,39 @@ pub fn save(session: &CounterFile, file: &Path, loaded: usize) -> io::Result<()>
         .and_then(|()| fs::rename(&tmp, file));
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
+    } else {
+        prune(dir, file, STALE_AFTER);
     }
     written
+}
+
+/// A cache of another strata-rt build that nothing has written for this
+/// long is removed when a cache is saved (each build has its own file: an
+/// upgraded or rebuilt strata would otherwise leave them behind for good).
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
+
+/// Removes the `sites-*.cache` files in `dir` but `keep` that were last
+/// written more than `age` ago.
+fn prune(dir: &Path, keep: &Path, age: std::time::Duration) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for e in entries.flatten() {
+        let path = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if path == keep || !name.starts_with("sites-") || !name.ends_with(".cache") {
+            continue;
+        }
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
+        if old {
+            let _ = fs::remove_file(&path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -181,6 +214,36 @@ mod tests {
             assert_eq!(complete_prefix(&v), good);
         }
         assert_eq!(complete_prefix(&[1, 2, 3]), 0);
+    }
+
+    #[test]
+    fn stale_caches_of_other_builds_are_pruned() {
+        let d = TempDir::new("sitecache-prune");
+        let p = |n: &str| d.path().join(n);
+        for n in [
+            "sites-current.cache",
+            "sites-old.cache",
+            "sites-recent.cache",
+            "other-old.cache",
+        ] {
+            fs::write(p(n), b"x").unwrap();
+        }
+        let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 24 * 3600);
+        for n in ["sites-current.cache", "sites-old.cache", "other-old.cache"] {
+            File::options()
+                .write(true)
+                .open(p(n))
+                .unwrap()
+                .set_modified(month_ago)
+                .unwrap();
+        }
+        prune(d.path(), &p("sites-current.cache"), STALE_AFTER);
+        let mut left: Vec<String> = fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["other-old.cache", "sites-current.cache", "sites-recent.cache"]);
     }
 
     #[test]
