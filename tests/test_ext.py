@@ -110,6 +110,12 @@ def test_hook_layers_run_around_the_call(c_objects, tmp_path):
     assert any(l.split()[-1:] == ["getppid"] and l.split()[3] == "1" for l in r.stderr.decode().splitlines()), \
         r.stderr.decode()
 
+    # An exec: each hook layer's exec_commit gets the execve (its view of the call).
+    r = run(strata("--ext", f"{hooks}:A", "--ext", f"{hooks}:B") + ["/bin/sh", "-c", f"exec {exe}"], env=ENV)
+    assert r.status == 0, r.show()
+    lines = [l for l in r.stderr.decode().splitlines() if "exec_commit" in l]
+    assert lines == ["hooks A exec_commit 59", "hooks B exec_commit 59"], r.stderr.decode()
+
 
 def test_manifest(c_objects, rust_object, tmp_path):
     m = tmp_path / "stack.toml"

@@ -1,5 +1,6 @@
 /* hooks: a test extension in the hook form of ABI 1.1 (before/after instead of
- * call). It sees getppid only. Arguments: a one-letter tag, then optional
+ * call). It sees getppid and execve (whose exec_commit reports the call it is
+ * given: the layer's view). Arguments: a one-letter tag, then optional
  * letters: 's' serves getppid with 77 in `before` (the layers below and the
  * kernel never see it), 'a' adds 1000 to the result in `after`. Every hook
  * writes one line to strata's standard error: "hooks TAG before|after VALUE",
@@ -8,6 +9,7 @@
 #include "strata.h"
 
 #define NR_GETPPID 110
+#define NR_EXECVE 59
 
 struct inst {
     const strata_host *host;
@@ -48,9 +50,16 @@ static void say(const struct inst *in, const char *what, int64_t v, int cookie_o
     in->host->emit(1, line, n);
 }
 
+static void hooks_exec_commit(void *state, const strata_call *call)
+{
+    say(state, "exec_commit", (int64_t)call->nr, 0);
+}
+
 static int64_t hooks_before(void *state, const strata_call *call, uint64_t *cookie)
 {
     const struct inst *in = state;
+    if (call->nr == NR_EXECVE)
+        return STRATA_CONTINUE;
     say(in, "before", (int64_t)call->nr, 0);
     *cookie = 0xc0ffee00u + in->tag;
     return in->serve ? 77 : STRATA_CONTINUE;
@@ -59,7 +68,8 @@ static int64_t hooks_before(void *state, const strata_call *call, uint64_t *cook
 static int64_t hooks_after(void *state, const strata_call *call, int64_t ret, uint64_t cookie)
 {
     const struct inst *in = state;
-    (void)call;
+    if (call->nr == NR_EXECVE)
+        return ret;
     say(in, "after", ret, cookie == 0xc0ffee00u + in->tag);
     return in->add ? ret + 1000 : ret;
 }
@@ -92,8 +102,9 @@ __attribute__((visibility("default"))) int strata_ext_init(const strata_host *ho
     for (size_t w = 0; w < STRATA_MAX_NR / 64; w++)
         out->interest.bits[w] = 0;
     strata_interest_add(&out->interest, NR_GETPPID);
+    strata_interest_add(&out->interest, NR_EXECVE);
     out->call = 0;
-    out->exec_commit = 0;
+    out->exec_commit = hooks_exec_commit;
     out->task_start = 0;
     out->exit = 0;
     out->signal = 0;

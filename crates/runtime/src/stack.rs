@@ -118,18 +118,37 @@ fn descend(first: u8, c: &mut Call) -> i64 {
     let mut cookies = [0u64; MAX_LAYERS];
     let mut n = 0;
     let mut i = first;
+    // What a hook sets: the layer running (a panic or fault names it), once
+    // per hook; the call, once; its view of the call only for execve (what
+    // `exec_commit` shows it); all put back at the end.
+    let t = thread::current();
+    let (outer_layer, outer_nr) = (t.cur_layer, t.cur_nr);
+    let exec = nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
+    let mut outer_views = [0usize; MAX_LAYERS];
+    t.cur_nr = c.nr;
     let mut r = loop {
         if i == NO_LAYER {
+            thread::current().cur_layer = outer_layer;
             break bottom(c);
         }
         let d = desc(i as usize);
         if d.call.is_some() || (d.before.is_none() && d.after.is_none()) {
+            thread::current().cur_layer = outer_layer;
             break call_layer(i, c);
         }
+        let t = thread::current();
+        t.cur_layer = i;
+        if exec {
+            outer_views[n] = t.views[i as usize];
+            t.views[i as usize] = c as *const Call as usize;
+        }
         if let Some(f) = d.before {
-            let k = &mut cookies[n] as *mut u64;
-            let x = in_layer_scope(i, c, c.nr, || f(d.state, c, k));
+            let x = f(d.state, c, &mut cookies[n]);
             if x != abi::CONTINUE {
+                // Served here: this layer's `after` does not run.
+                if exec {
+                    thread::current().views[i as usize] = outer_views[n];
+                }
                 break x;
             }
         }
@@ -141,10 +160,17 @@ fn descend(first: u8, c: &mut Call) -> i64 {
         n -= 1;
         let i = passed[n];
         let d = desc(i as usize);
+        thread::current().cur_layer = i;
         if let Some(f) = d.after {
-            r = in_layer_scope(i, c, c.nr, || f(d.state, c, r, cookies[n]));
+            r = f(d.state, c, r, cookies[n]);
+        }
+        if exec {
+            thread::current().views[i as usize] = outer_views[n];
         }
     }
+    let t = thread::current();
+    t.cur_layer = outer_layer;
+    t.cur_nr = outer_nr;
     r
 }
 
