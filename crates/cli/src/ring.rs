@@ -186,18 +186,24 @@ fn writer_gone(tid: u32) -> bool {
 fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
     let tail_w = m.word(counts::RING_TAIL_WORD);
     let tail = tail_w.load(Ordering::Acquire);
+    if m.word(counts::RING_HEAD_WORD).load(Ordering::Acquire) == tail {
+        return false; // nothing reserved (a reservation at the head is not yet a record)
+    }
     let ring = m.base.wrapping_add(counts::RING_OFFSET);
     let at = tail as usize & (size - 1);
     // SAFETY: `at` is 8-aligned and < size: a header word inside the ring.
     let hdr = unsafe { &*(ring.add(at) as *const AtomicU64) };
     let h = hdr.load(Ordering::Acquire);
-    let (len, tid, committed) = counts::record_parts(h);
+    let (len, tid, committed, lap) = counts::record_parts(h);
+    if h == 0 || lap != counts::ring_lap(tail, size) {
+        return false; // (writers put a header there before the head passes it)
+    }
     let len = len.min(counts::RECORD_MAX);
     rec.clear();
     if !committed {
-        // Claimed but not written yet. If its writer is gone (killed in the
-        // middle), skip the record, or the trace would stop here for good.
-        if h == 0 || !writer_gone(tid) || hdr.load(Ordering::Acquire) != h {
+        // Reserved but not written yet. If its writer is gone (killed in
+        // the middle), skip the record, or the trace would stop here for good.
+        if !writer_gone(tid) || hdr.load(Ordering::Acquire) != h {
             return false;
         }
     } else {
@@ -269,7 +275,7 @@ mod tests {
             let base = (counts::RING_OFFSET + at) as u64;
             f.write_all_at(payload, base + 8).unwrap();
             f.write_all_at(
-                &counts::record_header(payload.len(), *tid, *committed).to_le_bytes(),
+                &counts::record_header(payload.len(), *tid, *committed, 0).to_le_bytes(),
                 base,
             )
             .unwrap();
@@ -307,6 +313,21 @@ mod tests {
         let me = std::process::id();
         put_records(s.path(), &[(b"lost", dead, false), (b"after\n", me, true)]);
         assert_eq!(drain(s.path()), b"after\nend\n");
+    }
+
+    #[test]
+    fn a_reservation_the_head_has_not_passed_is_not_a_record() {
+        // A writer killed between reserving the slot at the head and moving
+        // the head: its header is there, the head is not past it.
+        let dir = TempDir::new("ring4");
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0).unwrap();
+        let me = std::process::id();
+        put_records(s.path(), &[(b"one\n", me, true)]);
+        let f = OpenOptions::new().write(true).open(s.path()).unwrap();
+        let next = (counts::RING_OFFSET + counts::record_size(4)) as u64;
+        f.write_all_at(&counts::record_header(8, me, false, 0).to_le_bytes(), next)
+            .unwrap();
+        assert_eq!(drain(s.path()), b"one\nend\n");
     }
 
     #[test]

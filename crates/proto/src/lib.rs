@@ -309,20 +309,41 @@ pub mod counts {
 
     /// Ring records: an 8-byte header word, then the payload padded to 8
     /// bytes. A header word never straddles the end of the ring (sizes are
-    /// multiples of 8); a payload may wrap. The writer stores the header
-    /// twice: right after reserving, `len << 40 | tid << 8` (so a reader
-    /// that finds a record whose writer died can skip it), and once the
-    /// payload is in, the same with [`RECORD_COMMITTED`].
+    /// multiples of 8); a payload may wrap. A writer reserves a record by
+    /// writing its header, uncommitted (`len << 40 | tid << 8 | lap << 2 |`
+    /// [`RECORD_CLAIMED`]), into the free slot at the head, and only then
+    /// moves the head past it (any writer that finds a reservation at the
+    /// head moves the head past it for its owner), so the head never passes
+    /// a slot without a header: a writer killed at any instruction leaves at
+    /// worst a reservation the head never passed (ignored, and cleared when
+    /// the ring comes round) or an uncommitted record whose writer is gone,
+    /// which the reader skips. Once the payload is in, the writer stores
+    /// the header again with [`RECORD_COMMITTED`]. `lap` is the ring lap of
+    /// the record's position ([`ring_lap`]): a reservation left from an
+    /// earlier lap is stale.
     pub const RECORD_COMMITTED: u64 = 1;
+    /// Set in every header word a writer stores (an empty slot is zero).
+    pub const RECORD_CLAIMED: u64 = 2;
 
-    /// The header word of a record of `len` payload bytes written by `tid`.
-    pub const fn record_header(len: usize, tid: u32, committed: bool) -> u64 {
-        (len as u64) << 40 | (tid as u64) << 8 | committed as u64
+    /// The header word of a record of `len` payload bytes written by `tid`
+    /// at a position of ring lap `lap`.
+    pub const fn record_header(len: usize, tid: u32, committed: bool, lap: u32) -> u64 {
+        (len as u64) << 40 | (tid as u64) << 8 | ((lap & 63) as u64) << 2 | RECORD_CLAIMED | committed as u64
     }
 
-    /// (payload length, writer tid, committed) of a header word.
-    pub const fn record_parts(h: u64) -> (usize, u32, bool) {
-        ((h >> 40) as usize, (h >> 8) as u32, h & RECORD_COMMITTED != 0)
+    /// (payload length, writer tid, committed, lap) of a header word.
+    pub const fn record_parts(h: u64) -> (usize, u32, bool, u32) {
+        (
+            (h >> 40) as usize,
+            (h >> 8) as u32,
+            h & RECORD_COMMITTED != 0,
+            ((h >> 2) & 63) as u32,
+        )
+    }
+
+    /// The lap (modulo 64) of ring position `pos` in a ring of `size` bytes.
+    pub const fn ring_lap(pos: u64, size: usize) -> u32 {
+        ((pos / size as u64) & 63) as u32
     }
 
     /// Largest record payload.

@@ -884,25 +884,26 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     }
     // dev, ino, size, mtime (s, ns), and which part of the file.
     let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    if let Some((c, at, n)) = cache_find(&key) {
+        // Straight from the session's cache (its complete entries never
+        // change): no scratch copy, whose pages each process would fault in.
+        CACHED.fetch_add(1, Ordering::Relaxed);
+        let rec = |j: usize| {
+            let base = at + j * REC_WORDS;
+            Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)))
+        };
+        patch_all(addr as u64, len, prot, off as u64, (0..n).map(rec));
+        return;
+    }
     let Some(recs) = Recs::new() else {
         return;
     };
-    let cached = cache_find(&key, recs.buf());
-    let n = match cached {
-        Some(n) => {
-            CACHED.fetch_add(1, Ordering::Relaxed);
-            n
-        }
-        None => match find_sites(addr, len, fd, off, recs.buf()) {
-            Some(n) => {
-                SCANNED.fetch_add(1, Ordering::Relaxed);
-                cache_put(&key, &recs.buf()[..n]);
-                n
-            }
-            None => return,
-        },
+    let Some(n) = find_sites(addr, len, fd, off, recs.buf()) else {
+        return;
     };
-    patch_all(addr as u64, len, prot, off as u64, &recs.buf()[..n]);
+    SCANNED.fetch_add(1, Ordering::Relaxed);
+    cache_put(&key, &recs.buf()[..n]);
+    patch_all(addr as u64, len, prot, off as u64, recs.buf()[..n].iter().copied());
 }
 
 /// A site as the cache keeps it: relative to the file, not to an address.
@@ -1052,7 +1053,9 @@ fn cache() -> Option<(&'static [AtomicU64], &'static AtomicU64, usize, usize)> {
 
 const ENTRY_HEAD: usize = strata_proto::counts::SITE_ENTRY_HEAD;
 
-fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
+/// The complete entry for `key` in the session's cache: the cache's words,
+/// the index of its first record and its record count.
+fn cache_find(key: &[u64; 7]) -> Option<(&'static [AtomicU64], usize, usize)> {
     let (c, used, _, _) = cache()?;
     let used = (used.load(Ordering::Acquire) as usize / 8).min(c.len());
     let mut i = 0;
@@ -1062,16 +1065,12 @@ fn cache_find(key: &[u64; 7], out: &mut [Rec]) -> Option<usize> {
         if state == 0 && n == 0 {
             return None; // being written: its size is not known yet
         }
-        let end = i + ENTRY_HEAD + n * REC_WORDS;
-        if end > used || n > out.len() {
+        let end = i.checked_add(n.checked_mul(REC_WORDS)?)?.checked_add(ENTRY_HEAD)?;
+        if end > used || n > MAX_RECS {
             return None;
         }
         if state == 1 && (0..7).all(|k| c[i + 1 + k].load(Ordering::Relaxed) == key[k]) {
-            for (j, r) in out.iter_mut().take(n).enumerate() {
-                let base = i + ENTRY_HEAD + j * REC_WORDS;
-                *r = Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)));
-            }
-            return Some(n);
+            return Some((c, i + ENTRY_HEAD, n));
         }
         i = end;
     }
@@ -1192,7 +1191,7 @@ fn decode_sites(text: &[u8], base: u64, off: u64, table: &strata_patch::EhFrameH
 /// Rewrites the sites `recs` of the text mapping [base, base+len) (file
 /// offset `off`, protection `prot`), which no thread runs yet: the text is
 /// made writable but not executable for the batch, then given `prot` back.
-fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: &[Rec]) {
+fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: impl Iterator<Item = Rec>) {
     let lo = base as usize & !4095;
     let hi = (base as usize + len + 4095) & !4095;
     // SAFETY: our own process's fresh mapping, made read-write (never

@@ -475,12 +475,23 @@ fn ring_emit(b: &[u8]) -> bool {
     }
     let b = &b[..b.len().min(counts::RECORD_MAX)];
     let need = counts::record_size(b.len()) as u64;
+    let p = SESSION.load(Ordering::Relaxed);
+    // (No gettid call per line: the thread's state knows its id.)
+    let tid = thread::try_current().map_or(0, |t| t.tid as u32);
+    // SAFETY: the ring is `size` bytes at RING_OFFSET inside the mapping.
+    let ring = unsafe { (p as *mut u8).add(counts::RING_OFFSET) };
+    // The header slot of ring position `pos` (8-aligned, inside the ring).
+    // SAFETY: as above; header words are 8-aligned and never straddle the end.
+    let slot = |pos: u64| unsafe { &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64) };
     let mut waits = 0u32;
     let mut last_tail = u64::MAX;
+    // Reserve: header first, then the head (see `counts::RECORD_COMMITTED`),
+    // so that this process may be killed at any instruction without
+    // stopping the reader.
     let pos = loop {
         let h = head.load(Ordering::Acquire);
         let tl = tail.load(Ordering::Acquire);
-        if h + need - tl > size as u64 {
+        if h.wrapping_sub(tl) + need > size as u64 {
             // Nobody has drained for ~2 s (the launcher is gone: this
             // process outlived it): drop the record rather than hang.
             if tl != last_tail {
@@ -510,30 +521,64 @@ fn ring_emit(b: &[u8]) -> bool {
             };
             continue;
         }
-        if head
-            .compare_exchange(h, h + need, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+        let lap = counts::ring_lap(h, size);
+        let at = slot(h);
+        let cur = at.load(Ordering::Acquire);
+        if cur != 0 {
+            let (len, _, _, their_lap) = counts::record_parts(cur);
+            if their_lap == lap {
+                // Another writer's reservation at the head: move the head
+                // past it for them.
+                let _ = head.compare_exchange(
+                    h,
+                    h + counts::record_size(len.min(counts::RECORD_MAX)) as u64,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            } else {
+                // Left from an earlier lap by a writer that died: clear it.
+                let _ = at.compare_exchange(cur, 0, Ordering::AcqRel, Ordering::Relaxed);
+            }
+            continue;
+        }
+        let mine = counts::record_header(b.len(), tid, false, lap);
+        if at
+            .compare_exchange(0, mine, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
         {
-            break h;
+            continue;
+        }
+        match head.compare_exchange(h, h + need, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break h,
+            // Moved past our reservation by another writer: ours, as long
+            // as the reader has not passed it (it cannot have: the record
+            // is not committed, and we are alive).
+            Err(now)
+                if now.wrapping_sub(h) as i64 > 0
+                    && h.wrapping_sub(tail.load(Ordering::Acquire)) as i64 >= 0
+                    && at.load(Ordering::Acquire) == mine =>
+            {
+                break h
+            }
+            // The head had left `h` before we reserved (the slot was free
+            // again, behind the reader): undo and retry.
+            Err(_) => {
+                let _ = at.compare_exchange(mine, 0, Ordering::AcqRel, Ordering::Relaxed);
+            }
         }
     };
-    let p = SESSION.load(Ordering::Relaxed);
-    // (No gettid call per line: the thread's state knows its id.)
-    let tid = thread::try_current().map_or(0, |t| t.tid as u32);
-    // SAFETY: the ring is `size` bytes at RING_OFFSET inside the mapping;
-    // [pos, pos+need) is ours alone until we commit it.
+    // SAFETY: [pos, pos+need) is ours alone until we commit it.
     unsafe {
-        let ring = (p as *mut u8).add(counts::RING_OFFSET);
-        let hdr = &*(ring.add(pos as usize & (size - 1)) as *const AtomicU64);
-        // Claimed (length and writer known), not yet readable.
-        hdr.store(counts::record_header(b.len(), tid, false), Ordering::Release);
         // The bytes, in at most two copies (the record may wrap).
         let off = (pos as usize + 8) & (size - 1);
         let first = b.len().min(size - off);
         core::ptr::copy_nonoverlapping(b.as_ptr(), ring.add(off), first);
         core::ptr::copy_nonoverlapping(b.as_ptr().add(first), ring, b.len() - first);
-        hdr.store(counts::record_header(b.len(), tid, true), Ordering::Release);
     }
+    slot(pos).store(
+        counts::record_header(b.len(), tid, true, counts::ring_lap(pos, size)),
+        Ordering::Release,
+    );
     true
 }
 
