@@ -98,6 +98,11 @@ pub trait Extension: Sync + Sized + 'static {
     /// return after a system call mispredicts (abi::ExtDesc::before).
     const HOOKS: bool = false;
 
+    /// With [`Extension::HOOKS`]: whether the layer has an `after` at all.
+    /// A layer that only looks at calls on their way down (or serves them
+    /// there) says false and costs one call per call instead of two.
+    const AFTER: bool = true;
+
     /// With [`Extension::HOOKS`]: the call on its way down. None passes it
     /// on; Some(result) serves or fails it here (the layers below and the
     /// kernel never see it, and this layer's `after` is not run for it).
@@ -420,7 +425,11 @@ pub fn describe<E: Extension>(e: &'static E, name: &'static [u8]) -> abi::ExtDes
         exit: Some(exit_tramp::<E>),
         signal: Some(signal_tramp::<E>),
         before: if E::HOOKS { Some(before_tramp::<E>) } else { None },
-        after: if E::HOOKS { Some(after_tramp::<E>) } else { None },
+        after: if E::HOOKS && E::AFTER {
+            Some(after_tramp::<E>)
+        } else {
+            None
+        },
     }
 }
 

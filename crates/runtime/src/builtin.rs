@@ -89,9 +89,10 @@ impl Extension for Null {
     fn interest(&self) -> Interest {
         Interest::ALL
     }
-    // A layer that sees every call and does nothing with it: the hook form
-    // (the defaults pass the call on and its result up).
+    // A layer that sees every call and does nothing with it: a `before`
+    // hook that passes the call on (the default), nothing on the way up.
     const HOOKS: bool = true;
+    const AFTER: bool = false;
 }
 
 /// `ids`: serves getpid and gettid in-process (a short-circuit call, as
@@ -118,6 +119,7 @@ impl Extension for Ids {
         i
     }
     const HOOKS: bool = true;
+    const AFTER: bool = false;
     fn before(&self, c: &Call, _: &mut u64) -> Option<i64> {
         match c.nr as usize {
             n if n == sys::Sysno::getpid as usize => Some(c.pid as i64),
