@@ -89,11 +89,14 @@ pub fn enable_for_main_thread() {
     // pending for this image: it is delivered here, as natively after an
     // exec) or, at the launcher's start, inherited. A blocked SIGSYS
     // becomes virtual.
-    let mask = crate::config::program_mask().unwrap_or_else(sys::sigmask);
+    let handed = crate::config::program_mask();
+    let mask = handed.unwrap_or_else(sys::sigmask);
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;
     }
-    sys::set_sigmask(mask & !sys::SIGSYS_BIT);
+    if handed.is_some() || mask & sys::SIGSYS_BIT != 0 {
+        sys::set_sigmask(mask & !sys::SIGSYS_BIT);
+    }
     thread::set_altstack(&thread::own_altstack(t));
     if let Err(e) = thread::enable_capture(t) {
         out::Line::new()

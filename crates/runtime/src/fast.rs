@@ -604,14 +604,7 @@ pub fn note_mask(t: &mut Thread, mask: u64) {
 /// blocked, as natively.
 fn set_mask(t: &mut Thread, mask: u64) {
     t.deferred &= !mask;
-    for i in 0..t.saved_rt.len() {
-        let sig = t.saved_rt[i].signo as usize;
-        if sig != 0 && mask & (1 << (sig - 1)) != 0 {
-            let info = t.saved_rt[i];
-            t.saved_rt[i].signo = 0;
-            requeue(sig, &info);
-        }
-    }
+    requeue_saved(t, mask);
     sys::set_sigmask(mask | t.deferred);
     note_mask(t, mask | t.deferred);
 }
@@ -792,13 +785,14 @@ pub fn deliver_saved(t: &mut Thread, uc: &mut UContext) {
     }
 }
 
-/// The image is about to be replaced: the real-time signals `save_rt` kept
-/// in this thread's state go back to the kernel (blocked, they stay pending
-/// across the exec for the new image, as natively).
-pub fn requeue_saved(t: &mut Thread) {
+/// The real-time signals in `which` that `save_rt` kept in this thread's
+/// state go back to the kernel, where they stay pending while blocked: the
+/// program now blocks them itself (`set_mask`), or the image is about to be
+/// replaced (every one, for the new image, as natively).
+pub fn requeue_saved(t: &mut Thread, which: u64) {
     for i in 0..t.saved_rt.len() {
         let sig = t.saved_rt[i].signo as usize;
-        if sig != 0 {
+        if sig != 0 && which & (1 << (sig - 1)) != 0 {
             let info = t.saved_rt[i];
             t.saved_rt[i].signo = 0;
             requeue(sig, &info);

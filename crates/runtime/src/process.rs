@@ -230,7 +230,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     crate::stack::exec_commit(nr, a);
     let rt = config::runtime_path();
     let old = sys::swap_sigmask(!0);
-    crate::fast::requeue_saved(crate::thread::current());
+    crate::fast::requeue_saved(crate::thread::current(), !0);
     crate::rewrite::flush_stats(crate::thread::current(), true);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };

@@ -138,7 +138,7 @@ const RETIRED_SITE: u8 = 4;
 /// process's few hundred sites stay in the first tier's few pages: a single
 /// table of the whole capacity spread them over all of its 64 pages, and each
 /// page first touched costs a fault (two: a read maps the zero page, the
-/// write copies it) of 1.5-2 us on this kind of VM, at every exec.
+/// write copies it) at every exec.
 /// Entries are never moved or removed (`forget` leaves tombstones), so an
 /// address lives in one tier for good and readers need no lock.
 const TIERS: [usize; 3] = [1 << 10, 1 << 12, 1 << 14];

@@ -132,7 +132,7 @@ fn descend(first: u8, c: &mut Call) -> i64 {
             break bottom(c);
         }
         let d = desc(i as usize);
-        if d.call.is_some() || (d.before.is_none() && d.after.is_none()) {
+        if !is_hook(d) {
             thread::current().cur_layer = outer_layer;
             break call_layer(i, c);
         }
@@ -174,17 +174,24 @@ fn descend(first: u8, c: &mut Call) -> i64 {
     r
 }
 
-/// Runs `f` as layer `i` working on call `c` (what a panic or fault names,
-/// and the layer's view of the call for `exec_commit`).
+/// Runs nesting layer `i` on `c`: as the layer running (what a panic or
+/// fault names) with `c` as its view of the call (for `exec_commit`), both
+/// put back after.
 #[inline(always)]
-fn in_layer_scope<R>(i: u8, c: *const Call, nr: u32, f: impl FnOnce() -> R) -> R {
-    let t = thread::current();
+fn call_layer(i: u8, c: &mut Call) -> i64 {
     let iu = i as usize;
+    let d = desc(iu);
+    let Some(f) = d.call else {
+        return below_of(iu, c);
+    };
+    // SAFETY: below[i] was written by init and is static.
+    let below = unsafe { stack().below[iu].assume_init_ref() };
+    let t = thread::current();
     let (saved_layer, saved_nr, saved_view) = (t.cur_layer, t.cur_nr, t.views[iu]);
     t.cur_layer = i;
-    t.cur_nr = nr;
-    t.views[iu] = c as usize;
-    let r = f();
+    t.cur_nr = c.nr;
+    t.views[iu] = c as *const Call as usize;
+    let r = f(d.state, c, below);
     let t = thread::current();
     t.cur_layer = saved_layer;
     t.cur_nr = saved_nr;
@@ -192,18 +199,15 @@ fn in_layer_scope<R>(i: u8, c: *const Call, nr: u32, f: impl FnOnce() -> R) -> R
     r
 }
 
-/// Runs nesting layer `i` on `c`.
+/// Whether layer `d` sees calls at all (in either form).
+fn takes_calls(d: &ExtDesc) -> bool {
+    d.call.is_some() || d.before.is_some() || d.after.is_some()
+}
+
+/// Whether layer `d` is a hook layer (run around the call, not nested).
 #[inline(always)]
-fn call_layer(i: u8, c: &mut Call) -> i64 {
-    let d = desc(i as usize);
-    let Some(f) = d.call else {
-        return below_of(i as usize, c);
-    };
-    // SAFETY: below[i] was written by init and is static.
-    let below = unsafe { stack().below[i as usize].assume_init_ref() };
-    let nr = c.nr;
-    let cp = c as *mut Call;
-    in_layer_scope(i, cp, nr, || f(d.state, cp, below))
+fn is_hook(d: &ExtDesc) -> bool {
+    d.call.is_none() && (d.before.is_some() || d.after.is_some())
 }
 
 /// The next layer below `i` interested in `nr` (NO_LAYER: the bottom).
@@ -628,17 +632,7 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
             d.before = None;
             d.after = None;
         }
-        if !abi::compatible(d.abi_version)
-            || [
-                d.call.is_none(),
-                d.before.is_none(),
-                d.after.is_none(),
-                d.exec_commit.is_none(),
-                d.exit.is_none(),
-            ]
-            .iter()
-            .all(|&none| none)
-        {
+        if !abi::compatible(d.abi_version) || !takes_calls(&d) && d.exec_commit.is_none() && d.exit.is_none() {
             die(
                 name,
                 b"the extension's descriptor is incomplete or from another ABI version",
@@ -662,7 +656,7 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
         // SAFETY: written above.
         let d = unsafe { st.layers[i].assume_init_ref() };
         for (nr, b) in below.iter_mut().enumerate() {
-            if (d.call.is_some() || d.before.is_some() || d.after.is_some()) && d.interest.contains(nr as u32) {
+            if takes_calls(d) && d.interest.contains(nr as u32) {
                 *b = i as u8;
             }
         }
@@ -743,7 +737,7 @@ pub fn session_words() -> Option<&'static [AtomicU64]> {
 
 /// Per-call entry from dispatch.rs: runs the stack for call `nr` and
 /// returns what to put in rax, or None when the bottom replaced the whole
-/// register state. Inlined (see `call_layer`).
+/// register state. Inlined (see `fast::passthrough`).
 #[inline(always)]
 pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6]) -> Option<i64> {
     let saved_uc = t.cur_uc;
