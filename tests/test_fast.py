@@ -233,3 +233,49 @@ def test_site_cache_kept_across_runs(tmp_path):
     sandboxed = go("--policy", "builtin:no-network")
     assert sandboxed["scanned"] == first["scanned"] and sandboxed["cached"] == 0, sandboxed
     assert not caches[0].exists()
+
+
+IMAGES = re.compile(r"text images: (\d+) mappings, (\d+) written")
+
+
+def image_stats(r: Result) -> tuple:
+    m = IMAGES.search(r.stderr.decode(errors="replace"))
+    assert m, f"no text images in the --fast-stats line:\n{r.show()}"
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_text_images_shared_by_a_session(out_dir, tmp_path):
+    """Text images (runtime/src/textimage.rs): the process the launcher starts makes none;
+    the first program it starts writes the images of ld.so and libc (sites on many pages);
+    later programs map them instead of rewriting their own copies, and behave the same,
+    signals landing in their trampolines included (fast_signal_in_trampoline.c, whose
+    handlers check the interrupted PC against libc's mappings). /proc/self/maps names an
+    image under the library's own file name; the images go with the session. Under a
+    sandbox policy too: its Landlock ruleset lets the session write its own images only."""
+    from conftest import ROOT, STRATA
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    exe = out_dir / "fast_signal_in_trampoline_img"
+    subprocess.run(["gcc", "-O1", "-I", str(ROOT / "tests" / "programs"), "-o", str(exe),
+                    str(ROOT / "tests" / "programs" / "fast_signal_in_trampoline.c")], check=True)
+    script = f"/bin/true; /usr/bin/head -c 32 /etc/passwd; {exe}; /usr/bin/wc -c /etc/passwd"
+    native = run(["/bin/sh", "-c", script])
+    assert native.status == 0, native.show()
+    sessions = tmp_path / f"strata-{os.geteuid()}"
+
+    def go(*opts, argv=("/bin/sh", "-c", script)):
+        r = run([str(STRATA), "run", "--fast-stats", *opts, "--", *argv], env=env)
+        assert not list(sessions.glob("*.text")), "the session's images outlived it"
+        return r, image_stats(r)
+
+    r, (mapped, written) = go(argv=("/bin/true",))
+    assert r.status == 0 and (mapped, written) == (0, 0), r.show()
+    for opts in ((), ("--policy", "builtin:read-only-fs")):
+        r, (mapped, written) = go(*opts)
+        assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+        # ld.so and libc written by /bin/true; mapped by head, the test program and wc.
+        assert written == 2 and mapped >= 6, (opts, mapped, written, r.show())
+    r, _ = go(argv=("/bin/sh", "-c", "/bin/true; /bin/cat /proc/self/maps"))
+    text = [line.split()[-1] for line in r.stdout.decode().splitlines() if " r-xp " in line]
+    assert any(re.fullmatch(rf"{sessions}/strata-count\.[^/]+\.text/[0-9a-f.]+/libc\.so\.6", p) for p in text), text
+    off, _ = go("--rewrite=off")
+    assert off.stdout == native.stdout and image_stats(off) == (0, 0), off.show()

@@ -382,7 +382,8 @@ def victim_session():
     pattern = os.path.join(tempfile.gettempdir(), f"strata-{os.geteuid()}", f"strata-count.{p.pid}.*")
     files = []
     for _ in range(100):
-        files = glob.glob(pattern)
+        # (not the session's directory of text images, PATH.text)
+        files = [f for f in glob.glob(pattern) if not f.endswith(".text")]
         if files:
             break
         time.sleep(0.05)
@@ -399,6 +400,7 @@ def victim_session():
             p.wait()
         for f in files:  # (what a killed launcher leaves behind)
             Path(f).unlink(missing_ok=True)
+            shutil.rmtree(f + ".text", ignore_errors=True)
 
 
 def test_other_sessions_natively(built, victim_session):

@@ -6,7 +6,7 @@
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -114,6 +114,9 @@ impl CounterFile {
                     f.write_all(&contents).map_err(err)?;
                     if cache != 0 {
                         f.set_len((counts::file_size(ring) + cache) as u64).map_err(err)?;
+                        // Where the session's processes share rewritten
+                        // code (text images, runtime/src/textimage.rs).
+                        fs::DirBuilder::new().mode(0o700).create(file.text_dir()).map_err(err)?;
                     }
                     return Ok(file);
                 }
@@ -125,6 +128,14 @@ impl CounterFile {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The session's directory of text images, `PATH.text` (made when the
+    /// session has a site cache; removed with the session).
+    pub fn text_dir(&self) -> PathBuf {
+        let mut p = self.path.clone().into_os_string();
+        p.push(".text");
+        PathBuf::from(p)
     }
 
     /// Header word `w` (see `strata_proto::counts`), 0 if unreadable.
@@ -145,6 +156,7 @@ impl CounterFile {
 
 impl Drop for CounterFile {
     fn drop(&mut self) {
+        let _ = fs::remove_dir_all(self.text_dir());
         let _ = fs::remove_file(&self.path);
     }
 }

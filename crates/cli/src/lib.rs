@@ -440,6 +440,7 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
     let needs = policy::kernel::Needs {
         runtime: &rt,
         session: session.as_ref().map(|s| s.path()),
+        text_dir: session.as_ref().map(|s| s.text_dir()).filter(|d| d.is_dir()),
         read_files: std::iter::once(resolved.clone())
             .chain(
                 stack
@@ -521,11 +522,13 @@ pub fn fast_stats_line(word: impl Fn(usize) -> u64) -> String {
         100.0 * trap as f64 / total as f64
     };
     format!(
-        "strata: fast path: {fast} calls entered strata directly, {native} skipped it, {trap} trapped ({share:.2}% of {total}); {} sites rewritten, {} declined; code scanned in {} mappings, taken from the site cache in {}",
+        "strata: fast path: {fast} calls entered strata directly, {native} skipped it, {trap} trapped ({share:.2}% of {total}); {} sites rewritten, {} declined; code scanned in {} mappings, taken from the site cache in {}; text images: {} mappings, {} written",
         word(counts::PATCHED_WORD),
         word(counts::DECLINED_WORD),
         word(counts::SCANNED_WORD),
-        word(counts::CACHED_WORD)
+        word(counts::CACHED_WORD),
+        word(counts::IMAGED_WORD),
+        word(counts::IMAGES_WORD)
     )
 }
 

@@ -295,6 +295,10 @@ pub mod counts {
     /// those whose sites came from the site cache (`--fast-stats`).
     pub const SCANNED_WORD: usize = 16;
     pub const CACHED_WORD: usize = 17;
+    /// Header words: text mappings taken from a text image (rewritten code
+    /// shared by the session's processes), and images written.
+    pub const IMAGED_WORD: usize = 18;
+    pub const IMAGES_WORD: usize = 19;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

@@ -49,6 +49,7 @@ mod rewrite;
 mod signals;
 mod stack;
 mod sys;
+mod textimage;
 mod thread;
 
 use core::fmt::Write;

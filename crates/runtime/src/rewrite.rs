@@ -61,12 +61,17 @@ pub static DECLINED: AtomicU64 = AtomicU64::new(0);
 /// Text mappings scanned, and those whose sites came from the site cache.
 pub static SCANNED: AtomicU64 = AtomicU64::new(0);
 pub static CACHED: AtomicU64 = AtomicU64::new(0);
+/// Text mappings taken from a text image, and images written.
+pub static IMAGED: AtomicU64 = AtomicU64::new(0);
+pub static IMAGES: AtomicU64 = AtomicU64::new(0);
 /// The per-process site counters and the session words they are summed into.
-static SITE_COUNTERS: [(&AtomicU64, usize); 4] = [
+static SITE_COUNTERS: [(&AtomicU64, usize); 6] = [
     (&PATCHED, strata_proto::counts::PATCHED_WORD),
     (&DECLINED, strata_proto::counts::DECLINED_WORD),
     (&SCANNED, strata_proto::counts::SCANNED_WORD),
     (&CACHED, strata_proto::counts::CACHED_WORD),
+    (&IMAGED, strata_proto::counts::IMAGED_WORD),
+    (&IMAGES, strata_proto::counts::IMAGES_WORD),
 ];
 
 /// Adds the fast-path counters of thread `t` (all live threads with
@@ -220,6 +225,26 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
     true
 }
 
+/// The text mapped at `text` and the pool `pool` came from a text image
+/// whose site table is `sites` (under the lock): its sites are recorded as
+/// if this process had rewritten them.
+pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
+    for e in sites {
+        let state = (e[0] >> 40) as u8;
+        if !record(text + e[1], e[3] as u32, state) {
+            break;
+        }
+        match state {
+            PATCHED_SITE => PATCHED.fetch_add(1, Ordering::Relaxed),
+            _ => DECLINED.fetch_add(1, Ordering::Relaxed),
+        };
+    }
+    POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Relaxed);
+    POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
+    POOL_META[pool][2].store(text as usize, Ordering::Release);
+    IMAGED.fetch_add(1, Ordering::Relaxed);
+}
+
 /// A trap at `sys_addr` with number `nr`: if that `syscall` belongs to a site
 /// patched live and `nr` cannot be a real number, it is a thread that ran the
 /// old opcode with a torn immediate: the call is the site's own.
@@ -293,16 +318,24 @@ pub fn before_write(addr: usize, len: usize) {
 
 // ---- pools --------------------------------------------------------------------
 
-const POOL_SIZE: usize = 1 << 20;
+pub(crate) const POOL_SIZE: usize = 1 << 20;
 const MAX_POOLS: usize = 64;
-/// Each pool: base, next free byte.
-static POOLS: [[AtomicUsize; 2]; MAX_POOLS] = [const { [const { AtomicUsize::new(0) }; 2] }; MAX_POOLS];
+/// Each pool: base, next free byte, end (`POOL_SIZE` after its base, but
+/// for the pool of a text image, which is as long as its trampolines need).
+static POOLS: [[AtomicUsize; 3]; MAX_POOLS] = [const { [const { AtomicUsize::new(0) }; 3] }; MAX_POOLS];
 static NPOOLS: AtomicUsize = AtomicUsize::new(0);
 /// The batch each pool was last claimed by (writers without /proc/self/mem
 /// start a batch's trampolines on a fresh page of the pool).
 static POOL_BATCH: [AtomicUsize; MAX_POOLS] = [const { AtomicUsize::new(0) }; MAX_POOLS];
 /// The current batch of rewrites (one per Writer, under LOCK).
 static BATCH: AtomicUsize = AtomicUsize::new(0);
+/// Pools mapped from a text image: the image's site table (a read-only
+/// mapping of `textimage::Entry`s), its length and the text's address, for
+/// `trampoline_at`.
+static POOL_META: [[AtomicUsize; 3]; MAX_POOLS] = [const { [const { AtomicUsize::new(0) }; 3] }; MAX_POOLS];
+/// 1 + the index of the only pool trampolines may go to (the pool of a text
+/// image being made, see textimage.rs); 0: any. Used under LOCK.
+static ONLY_POOL: AtomicUsize = AtomicUsize::new(0);
 /// Offsets of the constants at the start of every pool.
 const FAST_SLOT: usize = 0;
 const NATIVE_SLOT: usize = 8;
@@ -330,6 +363,25 @@ pub fn trampoline_at(pc: u64) -> Option<u64> {
     if !in_pool(pc) {
         return None;
     }
+    for (p, m) in POOLS.iter().zip(&POOL_META).take(NPOOLS.load(Ordering::Acquire)) {
+        let (base, meta, n) = (
+            p[0].load(Ordering::Relaxed) as u64,
+            m[0].load(Ordering::Relaxed),
+            m[1].load(Ordering::Relaxed),
+        );
+        if meta == 0 || pc < base || pc >= p[2].load(Ordering::Relaxed) as u64 {
+            continue;
+        }
+        // SAFETY: the image's site table, mapped for good by `adopt_image`.
+        let sites = unsafe { core::slice::from_raw_parts(meta as *const crate::textimage::Entry, n) };
+        let text = m[2].load(Ordering::Relaxed) as u64;
+        let e = sites
+            .iter()
+            .filter(|e| (e[0] >> 40) as u8 == PATCHED_SITE && base + (e[0] & 0xffff_ffff) <= pc)
+            .max_by_key(|e| e[0] & 0xffff_ffff)?;
+        let start = text + e[1] - (e[0] >> 32 & 0xff);
+        return strata_patch::site_offset(e[2], pc - base - (e[0] & 0xffff_ffff)).map(|off| start + off);
+    }
     let n = NTRAMPS.load(Ordering::Acquire).min(MAX_TRAMPS);
     let mut best: Option<usize> = None;
     for (i, e) in TRAMPS.iter().enumerate().take(n) {
@@ -353,7 +405,7 @@ pub fn overlaps_pool(addr: usize, len: usize) -> bool {
     let end = addr.saturating_add(len.max(1));
     POOLS.iter().take(NPOOLS.load(Ordering::Acquire)).any(|p| {
         let b = p[0].load(Ordering::Relaxed);
-        b != 0 && addr < b + POOL_SIZE && b < end
+        b != 0 && addr < p[2].load(Ordering::Relaxed) && b < end
     })
 }
 
@@ -368,62 +420,68 @@ fn near(a: u64, b: u64) -> bool {
 /// A new pool within reach of `site`: free space just below the object (or
 /// above), never in the main stack's range.
 fn new_pool(site: u64) -> Option<usize> {
-    let n = NPOOLS.load(Ordering::Acquire);
-    if n >= MAX_POOLS {
-        return None;
-    }
-    let (slo, shi) = sys::main_stack();
     let base = site & !(POOL_SIZE as u64 - 1);
     for k in 1..2048u64 {
         for cand in [
             base.wrapping_sub(k * POOL_SIZE as u64),
             base.wrapping_add(k * POOL_SIZE as u64),
         ] {
-            if !near(cand, site) || !(0x10000..0x7fff_ffff_0000).contains(&cand) {
+            if !near(cand, site) {
                 continue;
             }
-            let c = cand as usize;
-            if c < shi && c + POOL_SIZE > slo {
-                continue;
+            if let Some(i) = pool_at(cand as usize, POOL_SIZE, POOL_HEADER) {
+                return Some(i);
             }
-            // SAFETY: a fresh private mapping where nothing is mapped
-            // (MAP_FIXED_NOREPLACE fails rather than replace anything).
-            let r = unsafe {
-                sys::sc(
-                    Sysno::mmap,
-                    &[
-                        c,
-                        POOL_SIZE,
-                        sys::PROT_READ | sys::PROT_WRITE,
-                        sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE,
-                        usize::MAX,
-                        0,
-                    ],
-                )
-            };
-            if r as usize != c {
-                if r >= 0 {
-                    // An old kernel placed it elsewhere: give it back.
-                    // SAFETY: our own new mapping.
-                    unsafe { sys::sc(Sysno::munmap, &[r as usize, POOL_SIZE]) };
-                }
-                continue;
-            }
-            // SAFETY: our new writable page: the entry addresses.
-            unsafe {
-                ((c + FAST_SLOT) as *mut u64).write(crate::fast::strata_fast_entry as *const () as u64);
-                ((c + NATIVE_SLOT) as *mut u64).write(crate::fast::strata_native_entry as *const () as u64);
-                sys::sc(Sysno::mprotect, &[c, POOL_SIZE, sys::PROT_READ | sys::PROT_EXEC]);
-            }
-            STRATA_POOL_LO.fetch_min(c as u64, Ordering::AcqRel);
-            STRATA_POOL_HI.fetch_max((c + POOL_SIZE) as u64, Ordering::AcqRel);
-            POOLS[n][0].store(c, Ordering::Release);
-            POOLS[n][1].store(c + POOL_HEADER, Ordering::Release);
-            NPOOLS.store(n + 1, Ordering::Release);
-            return Some(n);
         }
     }
     None
+}
+
+/// Maps a pool of `size` bytes at exactly `c` (only where nothing is mapped
+/// and not in the main stack's range) and registers it with its first free
+/// byte at `c + first`.
+pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
+    let n = NPOOLS.load(Ordering::Acquire);
+    let (slo, shi) = sys::main_stack();
+    if n >= MAX_POOLS || !(0x10000..0x7fff_ffff_0000).contains(&c) || (c < shi && c + size > slo) {
+        return None;
+    }
+    // SAFETY: a fresh private mapping where nothing is mapped
+    // (MAP_FIXED_NOREPLACE fails rather than replace anything).
+    let r = unsafe {
+        sys::sc(
+            Sysno::mmap,
+            &[
+                c,
+                size,
+                sys::PROT_READ | sys::PROT_WRITE,
+                sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE,
+                usize::MAX,
+                0,
+            ],
+        )
+    };
+    if r as usize != c {
+        if r >= 0 {
+            // An old kernel placed it elsewhere: give it back.
+            // SAFETY: our own new mapping.
+            unsafe { sys::sc(Sysno::munmap, &[r as usize, size]) };
+        }
+        return None;
+    }
+    // SAFETY: our new writable page: the entry addresses.
+    unsafe {
+        ((c + FAST_SLOT) as *mut u64).write(crate::fast::strata_fast_entry as *const () as u64);
+        ((c + NATIVE_SLOT) as *mut u64).write(crate::fast::strata_native_entry as *const () as u64);
+        sys::sc(Sysno::mprotect, &[c, size, sys::PROT_READ | sys::PROT_EXEC]);
+    }
+    STRATA_POOL_LO.fetch_min(c as u64, Ordering::AcqRel);
+    STRATA_POOL_HI.fetch_max((c + size) as u64, Ordering::AcqRel);
+    POOLS[n][0].store(c, Ordering::Release);
+    POOLS[n][1].store(c + first, Ordering::Release);
+    POOLS[n][2].store(c + size, Ordering::Release);
+    NPOOLS.store(n + 1, Ordering::Release);
+    Some(n)
 }
 
 /// Space for a trampoline of `len` bytes for `site` (`live`: at an address
@@ -439,7 +497,8 @@ fn alloc(site: &Site, len: usize, live: bool, fresh: bool) -> Option<(u64, u64)>
         if fresh && POOL_BATCH[i].load(Ordering::Relaxed) != batch && cur > base + POOL_HEADER as u64 {
             cur = (cur + 4095) & !4095;
         }
-        if base == 0 || !near(base, site.start) || !near(base + POOL_SIZE as u64, site.start) {
+        let end = POOLS[i][2].load(Ordering::Relaxed) as u64;
+        if base == 0 || !near(base, site.start) || !near(end, site.start) {
             return None;
         }
         let t = if live {
@@ -447,14 +506,19 @@ fn alloc(site: &Site, len: usize, live: bool, fresh: bool) -> Option<(u64, u64)>
         } else {
             cur
         };
-        (t + len as u64 <= base + POOL_SIZE as u64).then_some(t)
+        (t + len as u64 <= end).then_some(t)
     };
     let n = NPOOLS.load(Ordering::Acquire);
-    let (i, t) = match (0..n).find_map(|i| fit(i).map(|t| (i, t))) {
-        Some(x) => x,
-        None => {
-            let i = new_pool(site.start)?;
-            (i, fit(i)?)
+    let only = ONLY_POOL.load(Ordering::Relaxed);
+    let (i, t) = if only != 0 {
+        (only - 1, fit(only - 1)?)
+    } else {
+        match (0..n).find_map(|i| fit(i).map(|t| (i, t))) {
+            Some(x) => x,
+            None => {
+                let i = new_pool(site.start)?;
+                (i, fit(i)?)
+            }
         }
     };
     POOLS[i][1].store((t + len as u64) as usize, Ordering::Relaxed);
@@ -878,12 +942,19 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
         return;
     }
+    let map_len = len;
     let len = len.min((st[6] as usize).saturating_sub(off));
     if len == 0 {
         return;
     }
     // dev, ino, size, mtime (s, ns), and which part of the file.
     let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    let may_make = match crate::textimage::map(addr, map_len, prot, fd, off, &key) {
+        crate::textimage::Found::Mapped => return,
+        crate::textimage::Found::Absent => true,
+        crate::textimage::Found::Unusable => false,
+    };
+    let text = (addr as u64, len, prot, off as u64);
     if let Some((c, at, n)) = cache_find(&key) {
         // Straight from the session's cache (its complete entries never
         // change): no scratch copy, whose pages each process would fault in.
@@ -892,7 +963,12 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
             let base = at + j * REC_WORDS;
             Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)))
         };
-        patch_all(addr as u64, len, prot, off as u64, (0..n).map(rec));
+        let pages = if may_make { distinct_pages((0..n).map(rec)) } else { 0 };
+        rewrite_text(
+            text,
+            (0..n).map(rec),
+            crate::textimage::wanted(pages).then_some((fd, &key, n)),
+        );
         return;
     }
     let Some(recs) = Recs::new() else {
@@ -903,7 +979,114 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     };
     SCANNED.fetch_add(1, Ordering::Relaxed);
     cache_put(&key, &recs.buf()[..n]);
-    patch_all(addr as u64, len, prot, off as u64, recs.buf()[..n].iter().copied());
+    let recs = &recs.buf()[..n];
+    let pages = if may_make {
+        distinct_pages(recs.iter().copied())
+    } else {
+        0
+    };
+    rewrite_text(
+        text,
+        recs.iter().copied(),
+        crate::textimage::wanted(pages).then_some((fd, &key, n)),
+    );
+}
+
+/// The number of distinct pages the sites `recs` write.
+fn distinct_pages(recs: impl Iterator<Item = Rec>) -> usize {
+    let (mut n, mut last) = (0, u64::MAX);
+    // Records are in address order: a page's sites are consecutive.
+    for r in recs {
+        if r.file_off >> 12 != last {
+            last = r.file_off >> 12;
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Rewrites the sites `recs` of `text` (address, length, protection, file
+/// offset). With `image` (the file's descriptor, its key and the number of
+/// sites), into a pool of their own at the text image's place, and then
+/// writes the image.
+fn rewrite_text(
+    text: (u64, usize, usize, u64),
+    recs: impl Iterator<Item = Rec>,
+    image: Option<(usize, &[u64; 7], usize)>,
+) {
+    let (addr, len, prot, off) = text;
+    let made = image.and_then(|(fd, key, n)| {
+        let size = crate::textimage::pool_size(n);
+        let base = crate::textimage::pool_base(addr as usize, off as usize, size)?;
+        lock();
+        let pool = pool_at(base, size, 4096);
+        unlock();
+        Some((fd, key, base, size, pool?))
+    });
+    let Some((fd, key, base, size, pool)) = made else {
+        patch_all(addr, len, prot, off, recs, None);
+        return;
+    };
+    let Some(scratch) = Scratch::new() else {
+        patch_all(addr, len, prot, off, recs, None);
+        return;
+    };
+    let sites = scratch.buf();
+    let mut n = 0;
+    let mut note = |site: &Site, state: u8, tramp: u64| {
+        if let Some(e) = sites.get_mut(n) {
+            let t = if state == PATCHED_SITE { tramp - base as u64 } else { 0 };
+            *e = [
+                t | (site.len as u64) << 32 | (state as u64) << 40,
+                site.start + site.len as u64 - addr,
+                site.lens,
+                site.nr.unwrap_or(0) as u64,
+            ];
+            n += 1;
+        }
+    };
+    patch_all(addr, len, prot, off, recs, Some((pool, &mut note)));
+    let end = POOLS[pool][1].load(Ordering::Acquire);
+    if n > 0
+        && n < sites.len()
+        && crate::textimage::write(
+            addr as usize,
+            len,
+            fd,
+            off as usize,
+            key,
+            (base, end, size),
+            &sites[..n],
+        )
+    {
+        IMAGES.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A scratch table of image entries, in a mapping of its own.
+struct Scratch(usize);
+
+impl Scratch {
+    const BYTES: usize = crate::textimage::MAX_ENTRIES * 32;
+
+    fn new() -> Option<Scratch> {
+        sys::mmap_anon(Self::BYTES, sys::PROT_READ | sys::PROT_WRITE).map(Scratch)
+    }
+
+    fn buf(&self) -> &'static mut [crate::textimage::Entry] {
+        // SAFETY: our own zeroed mapping of MAX_ENTRIES entries, used by one
+        // call of `rewrite_text`.
+        unsafe {
+            core::slice::from_raw_parts_mut(self.0 as *mut crate::textimage::Entry, crate::textimage::MAX_ENTRIES)
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // SAFETY: unmapping our own scratch mapping.
+        unsafe { sys::sc(Sysno::munmap, &[self.0, Self::BYTES]) };
+    }
 }
 
 /// A site as the cache keeps it: relative to the file, not to an address.
@@ -1188,16 +1371,22 @@ fn decode_sites(text: &[u8], base: u64, off: u64, table: &strata_patch::EhFrameH
     n
 }
 
+/// A pool and the function `patch_all` tells each site to.
+type Note<'a> = (usize, &'a mut dyn FnMut(&Site, u8, u64));
+
 /// Rewrites the sites `recs` of the text mapping [base, base+len) (file
 /// offset `off`, protection `prot`), which no thread runs yet: the text is
 /// made writable but not executable for the batch, then given `prot` back.
-fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: impl Iterator<Item = Rec>) {
+/// With `only`, every trampoline goes to that pool, and every site is told
+/// to its function (the site, its state, its trampoline).
+fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: impl Iterator<Item = Rec>, mut only: Option<Note>) {
     let lo = base as usize & !4095;
     let hi = (base as usize + len + 4095) & !4095;
     // SAFETY: our own process's fresh mapping, made read-write (never
     // writable and executable at once).
     let direct = unsafe { sys::sc(Sysno::mprotect, &[lo, hi - lo, sys::PROT_READ | sys::PROT_WRITE]) } == 0;
     lock();
+    ONLY_POOL.store(only.as_ref().map_or(0, |o| o.0 + 1), Ordering::Relaxed);
     if let Some(mut w) = Writer::new(direct) {
         for r in recs {
             let Some(site) = r.site(base, off) else {
@@ -1222,14 +1411,24 @@ fn patch_all(base: u64, len: usize, prot: usize, off: u64, recs: impl Iterator<I
             if !ok {
                 DECLINED.fetch_add(1, Ordering::Relaxed);
             }
-            record(
-                sys_addr,
-                site.nr.unwrap_or(0),
-                if ok { PATCHED_SITE } else { DECLINED_SITE },
-            );
+            let state = if ok { PATCHED_SITE } else { DECLINED_SITE };
+            record(sys_addr, site.nr.unwrap_or(0), state);
+            if let Some((_, note)) = only.as_mut() {
+                let k = NTRAMPS.load(Ordering::Relaxed);
+                note(
+                    &site,
+                    state,
+                    if ok && k > 0 {
+                        TRAMPS[k - 1][0].load(Ordering::Relaxed)
+                    } else {
+                        0
+                    },
+                );
+            }
         }
         w.flush();
     }
+    ONLY_POOL.store(0, Ordering::Relaxed);
     unlock();
     if direct {
         // SAFETY: as above: back to the protection the mapping was made with.

@@ -6,7 +6,9 @@
  * file (same user) and steer the code patching of processes that are not
  * in its sandbox. The program opens the victim's file read-write through
  * libc and the strata gadget; to prove the write without harming the
- * victim it writes the file's first word back unchanged.
+ * victim it writes the file's first word back unchanged. Then it tries to
+ * plant a file among the victim's text images (VICTIM.text: rewritten code
+ * the victim's processes map and run), and removes it if that worked.
  * Usage: session_files VICTIM_SESSION_FILE */
 #include "attack.h"
 
@@ -33,6 +35,18 @@ int main(int argc, char **argv) {
         }
         snprintf(what, sizeof what, "%s open(O_RDWR) + pwrite of another session's file", via ? "gadget" : "libc");
         esc |= attempt(what, w);
+    }
+    char plant[4200];
+    snprintf(plant, sizeof plant, "%s.text/planted.%d", victim, (int)getpid());
+    for (int via = 0; via < 2; via++) {
+        long fd = via ? gadget_call(g.addr, SYS_openat, AT_FDCWD, (long)plant, O_WRONLY | O_CREAT | O_EXCL, 0600, 0, 0)
+                      : libc_res(open(plant, O_WRONLY | O_CREAT | O_EXCL, 0600));
+        if (fd >= 0) {
+            close((int)fd);
+            unlink(plant);
+        }
+        snprintf(what, sizeof what, "%s creating a file among another session's text images", via ? "gadget" : "libc");
+        esc |= attempt(what, fd);
     }
     return verdict(esc);
 }

@@ -50,7 +50,7 @@ use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED
 /// kernel filter that refused them would stop strata, so they stay open in
 /// the kernel filters; the `policy` layer still refuses them to the
 /// program. A unit test checks the runtime's sources name no other call.
-pub const STRATA_NEEDS: [&str; 56] = [
+pub const STRATA_NEEDS: [&str; 59] = [
     "read",
     "write",
     "open",
@@ -107,6 +107,11 @@ pub const STRATA_NEEDS: [&str; 56] = [
     "clone3",
     "getdents64",
     "getsockopt",
+    // Text images (runtime/src/textimage.rs): copied and published in the
+    // session's own directory.
+    "sendfile",
+    "mkdir",
+    "symlink",
 ];
 
 /// Also issued by the `policy` layer itself (accept's peer and port).
@@ -205,6 +210,8 @@ pub fn metadata_locked(p: &Policy) -> bool {
 pub struct Needs<'a> {
     pub runtime: &'a Path,
     pub session: Option<&'a Path>,
+    /// The session's directory of text images.
+    pub text_dir: Option<PathBuf>,
     /// Files strata-rt reads: the program, its interpreter, extension objects.
     pub read_files: Vec<PathBuf>,
 }
@@ -480,6 +487,16 @@ fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
     c = add(c, needs.runtime, AccessFs::Execute | AccessFs::ReadFile)?;
     if let Some(s) = needs.session {
         c = add(c, s, AccessFs::ReadFile | AccessFs::WriteFile)?;
+    }
+    if let Some(d) = &needs.text_dir {
+        // The session's text images: made, renamed and read by its own
+        // processes only (what a sandboxed program writes there reaches
+        // no other session and no later run).
+        c = add(
+            c,
+            d,
+            AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::MakeDir | AccessFs::MakeSym,
+        )?;
     }
     for f in &needs.read_files {
         c = add(c, f, AccessFs::ReadFile.into())?;

@@ -1,0 +1,434 @@
+//! Text images: rewritten code shared between the processes of a session.
+//!
+//! Rewriting a library's sites writes a `jmp` into some sixty of libc's
+//! pages, and each written page is a copy-on-write fault: at every exec, for
+//! every process, the same copies of the same pages. A text image is that
+//! work done once per session: a copy of the library file whose text holds
+//! the rewritten sites, and a pool file with the trampolines they jump to
+//! and a table of the sites. A later process that maps the same file range
+//! maps the image instead: its text and trampolines come from the page
+//! cache, shared by every process of the session, with no copy and no fault
+//! per page.
+//!
+//! A jump's displacement depends on where the trampoline is relative to the
+//! site, so an image's pool sits at a fixed distance from the library: right
+//! below the address at which the mapping's file offset 0 would be (the
+//! free space the kernel leaves below a library it has just placed), as
+//! long as its trampolines and site table need. When that space is taken,
+//! the process rewrites its own copy as before. The pool's first page, which
+//! holds the addresses of strata's entry points, is the process's own:
+//! strata-rt is mapped at a different address in every process.
+//!
+//! Images live in the session's directory (`SESSION.text`, made by the
+//! launcher, removed with the session): in `PID.KEY/`, the text as `NAME`,
+//! the library's own file name (and the link `text` to it), and the pool as
+//! `pool` (a header in place of the page of entry addresses, then what the
+//! pool holds). The link `KEY` to the directory publishes an image once it
+//! is written whole; images never change afterwards. They are keyed by the
+//! library file's device, inode, size, modification time and mapped range;
+//! the stack, and so which calls skip strata, is the same for every process
+//! of a session. The launcher's own first process makes none (a run of one
+//! program would pay for a copy nobody uses); a program it starts makes the
+//! image of a library with sites on at least [`MIN_PAGES`] pages the first
+//! time it maps it.
+//!
+//! What the program can see: /proc/self/maps names the image file
+//! (`.../strata-count.*.text/PID.KEY/libc.so.6`) for the text of an imaged
+//! library, where it would name the library (the same file name in another
+//! directory), and `.../PID.KEY/pool` for its trampolines; the file is a
+//! byte-for-byte copy of the library but for the rewritten sites, so tools
+//! that read the mapped file (perf, gdb) find the same symbols.
+//! dl_iterate_phdr and the link map, which name the library, do not change.
+
+use crate::rewrite;
+use crate::sys::{self, Sysno};
+
+/// Images are made only for mappings whose sites are on at least this many
+/// pages (each saves a page copy per process; a copy of the file is made
+/// once).
+pub const MIN_PAGES: usize = 4;
+
+const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT01");
+/// Header words (at the start of the pool file).
+const H_MAGIC: usize = 0;
+const H_KEY: usize = 1; // 7 words
+const H_DELTA: usize = 8;
+const H_TRAMP_LEN: usize = 9;
+const H_NSITES: usize = 10;
+const H_POOL_LEN: usize = 11;
+const H_WORDS: usize = 12;
+
+/// One site in an image: `tramp_off | len << 32 | state << 40`, the
+/// `syscall`'s offset from the mapping's start, `Site::lens`, the call
+/// number.
+pub type Entry = [u64; 4];
+pub const MAX_ENTRIES: usize = 8192;
+
+fn page_up(x: u64) -> u64 {
+    (x + 4095) & !4095
+}
+
+/// Where the image's pool of `size` bytes goes for a mapping at `addr` of
+/// file offset `off`: right below where the file's offset 0 would be.
+pub fn pool_base(addr: usize, off: usize, size: usize) -> Option<usize> {
+    (addr & !4095).checked_sub(off)?.checked_sub(size)
+}
+
+/// The size of the pool of an image of `n` sites: the page of entry
+/// addresses, room for the longest trampoline of each (and a page for
+/// alignment), then the site table.
+pub fn pool_size(n: usize) -> usize {
+    (4096 + page_up(64 * n as u64 + 4096) + page_up(32 * n as u64)) as usize
+}
+
+/// Where the site table goes in a pool, after `tramp_len` bytes of
+/// trampolines.
+fn meta_at(tramp_len: usize) -> usize {
+    page_up(4096 + tramp_len as u64) as usize
+}
+
+/// A path being built in a fixed buffer.
+struct PathBuf {
+    buf: [u8; 640],
+    len: usize,
+}
+
+impl PathBuf {
+    fn new() -> PathBuf {
+        PathBuf { buf: [0; 640], len: 0 }
+    }
+
+    fn push(&mut self, b: &[u8]) -> Option<&mut PathBuf> {
+        // One byte stays for the NUL.
+        self.buf.get_mut(self.len..self.len + b.len() + 1)?[..b.len()].copy_from_slice(b);
+        self.len += b.len();
+        self.buf[self.len] = 0;
+        Some(self)
+    }
+
+    fn hex(&mut self, v: u64) -> Option<&mut PathBuf> {
+        let h: [u8; 16] = core::array::from_fn(|i| b"0123456789abcdef"[(v >> (60 - 4 * i) & 15) as usize]);
+        self.push(&h)
+    }
+
+    fn ptr(&self) -> usize {
+        self.buf.as_ptr() as usize
+    }
+}
+
+/// The image's name: 16 hex digits of its key.
+fn key_hash(key: &[u64; 7]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in key {
+        for b in v.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// `SESSION.text/`, where the session's images are.
+fn image_dir() -> Option<PathBuf> {
+    let s = crate::config::session();
+    if s.is_empty() {
+        return None;
+    }
+    let mut p = PathBuf::new();
+    p.push(s)?.push(b".text/")?;
+    Some(p)
+}
+
+/// Whether mapping an image was possible.
+pub enum Found {
+    /// The image's text and pool are mapped and its sites recorded.
+    Mapped,
+    /// No image for this mapping (yet).
+    Absent,
+    /// An image exists but cannot be used here (its pool's place is taken,
+    /// or it does not match): rewrite as usual, make none.
+    Unusable,
+}
+
+fn close(fd: usize) {
+    // SAFETY: closing a descriptor we opened.
+    unsafe { sys::sc(Sysno::close, &[fd]) };
+}
+
+/// The private file mapping [addr, addr+len) (file offset `off`, protection
+/// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
+/// its image over it, if the session has one.
+pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[u64; 7]) -> Found {
+    let open = |name: &[u8]| -> isize {
+        let Some(mut path) = image_dir() else {
+            return -sys::ENOENT;
+        };
+        if path.hex(key_hash(key)).and_then(|p| p.push(name)).is_none() {
+            return -sys::ENOENT;
+        }
+        // SAFETY: a NUL-terminated path in a local buffer.
+        unsafe { sys::sc(Sysno::open, &[path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0]) }
+    };
+    let pool = open(b"/pool");
+    if pool < 0 {
+        return if pool == -sys::ENOENT {
+            Found::Absent
+        } else {
+            Found::Unusable
+        };
+    }
+    let text = open(b"/text");
+    let found = match text {
+        t if t >= 0 => map_open(addr, len, prot, fd, off, key, (t as usize, pool as usize)),
+        _ => Found::Unusable,
+    };
+    if text >= 0 {
+        close(text as usize);
+    }
+    close(pool as usize);
+    found
+}
+
+fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[u64; 7], img: (usize, usize)) -> Found {
+    let (text, pool_fd) = img;
+    let mut h = [0u64; H_WORDS];
+    // SAFETY: reading into a local buffer of H_WORDS words.
+    let r = unsafe { sys::sc(Sysno::pread64, &[pool_fd, h.as_mut_ptr() as usize, H_WORDS * 8, 0]) };
+    let (delta, tramp_len, n, pool_len) = (
+        h[H_DELTA] as usize,
+        h[H_TRAMP_LEN] as usize,
+        h[H_NSITES] as usize,
+        h[H_POOL_LEN] as usize,
+    );
+    let base = pool_base(addr, off, pool_len).filter(|&b| Some(b) == addr.checked_sub(delta));
+    let Some(base) = base else {
+        return Found::Unusable;
+    };
+    if r != (H_WORDS * 8) as isize
+        || h[H_MAGIC] != MAGIC
+        || h[H_KEY..H_KEY + 7] != key[..]
+        || pool_len > rewrite::POOL_SIZE
+        || n > MAX_ENTRIES
+        || tramp_len > rewrite::POOL_SIZE
+        || meta_at(tramp_len) + 32 * n > pool_len
+    {
+        return Found::Unusable;
+    }
+    lock_and(|| {
+        let Some(pool) = rewrite::pool_at(base, pool_len, pool_len) else {
+            return Found::Unusable;
+        };
+        let fixed = sys::MAP_PRIVATE | sys::MAP_FIXED;
+        // The pool but its first page is the pool file but its first page
+        // (the header): trampolines, then the site table.
+        let tail = meta_at(tramp_len) - 4096 + 32 * n;
+        // SAFETY: the pool we just made (its first page stays ours), then
+        // the library mapping the program just made and no one runs yet,
+        // replaced by the same range of the image.
+        let t = unsafe {
+            sys::sc(
+                Sysno::mmap,
+                &[base + 4096, tail, sys::PROT_READ | sys::PROT_EXEC, fixed, pool_fd, 4096],
+            )
+        };
+        if t < 0 {
+            return Found::Unusable;
+        }
+        // SAFETY: as above.
+        let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, text, off]) };
+        if x as usize != addr {
+            // Put the library back (MAP_FIXED may have unmapped it).
+            // SAFETY: as above, from the program's own descriptor.
+            let back = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, fd, off]) };
+            return if back as usize == addr {
+                Found::Unusable
+            } else {
+                Found::Mapped
+            };
+        }
+        // SAFETY: the kernel just mapped the n entries (n * 32 bytes) there,
+        // in the pool, which the program cannot unmap.
+        let sites = unsafe { core::slice::from_raw_parts((base + meta_at(tramp_len)) as *const Entry, n) };
+        rewrite::adopt_image(pool, addr as u64, sites);
+        Found::Mapped
+    })
+}
+
+fn lock_and<T>(f: impl FnOnce() -> T) -> T {
+    rewrite::lock();
+    let r = f();
+    rewrite::unlock();
+    r
+}
+
+/// Whether this process makes the image of a mapping whose sites are on
+/// `pages` distinct pages, when the session has none.
+pub fn wanted(pages: usize) -> bool {
+    pages >= MIN_PAGES && !crate::config::session().is_empty() && crate::config::program_mask().is_some()
+}
+
+/// Writes the image of the mapping [addr, addr+len) (file offset `off` of
+/// `fd`, keyed `key`) that this process just rewrote into the pool
+/// `pool` (base, end of its trampolines, size), with its sites `sites`.
+pub fn write(
+    addr: usize,
+    len: usize,
+    fd: usize,
+    off: usize,
+    key: &[u64; 7],
+    pool: (usize, usize, usize),
+    sites: &[Entry],
+) -> bool {
+    // The library's own name, so that /proc/self/maps still ends in it.
+    let mut lib = PathBuf::new();
+    let mut proc = PathBuf::new();
+    let named = proc.push(b"/proc/self/fd/").and_then(|p| {
+        let mut d = [0u8; 20];
+        let (mut v, mut k) = (fd, d.len());
+        loop {
+            k -= 1;
+            d[k] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        p.push(&d[k..])
+    });
+    let n = match named {
+        // SAFETY: a NUL-terminated path and a buffer of the length given.
+        Some(p) => unsafe {
+            sys::sc(
+                Sysno::readlink,
+                &[p.ptr(), lib.buf.as_mut_ptr() as usize, lib.buf.len() - 1],
+            )
+        },
+        None => -1,
+    };
+    let name: &[u8] = match n {
+        n if n > 0 => {
+            let full = &lib.buf[..n as usize];
+            full.rsplit(|&c| c == b'/')
+                .next()
+                .filter(|b| !b.is_empty())
+                .unwrap_or(b"image")
+        }
+        _ => b"image",
+    };
+    let mut base = [0u8; 256];
+    let name = {
+        let k = name.len().min(base.len());
+        base[..k].copy_from_slice(&name[..k]);
+        &base[..k]
+    };
+    let h = key_hash(key);
+    // SESSION.text/PID.KEY/{NAME,pool,text -> NAME}, then the link
+    // SESSION.text/KEY -> PID.KEY.
+    let (Some(mut dir), Some(mut link)) = (image_dir(), image_dir()) else {
+        return false;
+    };
+    let mut target = PathBuf::new();
+    let (mut file, mut pool_file, mut text_link) = (PathBuf::new(), PathBuf::new(), PathBuf::new());
+    let names = (|| {
+        target.hex(sys::getpid_now() as u64)?.push(b".")?.hex(h)?;
+        dir.push(&target.buf[..target.len])?;
+        link.hex(h)?;
+        let d = &dir.buf[..dir.len];
+        file.push(d)?.push(b"/")?.push(name)?;
+        pool_file.push(d)?.push(b"/pool")?;
+        text_link.push(d)?.push(b"/text")?;
+        Some(())
+    })();
+    if names.is_none() {
+        return false;
+    }
+    const O_WRONLY: usize = 1;
+    const O_CREAT: usize = 0o100;
+    const O_EXCL: usize = 0o200;
+    let create = |p: &PathBuf| -> Option<usize> {
+        // SAFETY: a NUL-terminated path in a local buffer.
+        let r = unsafe {
+            sys::sc(
+                Sysno::open,
+                &[p.ptr(), O_WRONLY | O_CREAT | O_EXCL | sys::O_CLOEXEC, 0o600],
+            )
+        };
+        (r >= 0).then_some(r as usize)
+    };
+    // SAFETY: a NUL-terminated path in a local buffer.
+    if unsafe { sys::sc(Sysno::mkdir, &[dir.ptr(), 0o700]) } != 0 {
+        return false;
+    }
+    let ok = match (create(&file), create(&pool_file)) {
+        (Some(t), Some(p)) => {
+            let ok = write_open(addr, len, fd, off, key, pool, sites, (t, p));
+            close(t);
+            close(p);
+            ok
+        }
+        (t, p) => {
+            t.into_iter().chain(p).for_each(close);
+            false
+        }
+    };
+    // Published whole or not at all: the link is made last (a process that
+    // wrote the same image at the same time keeps its own copy, unused).
+    let mut name_only = PathBuf::new();
+    ok && name_only.push(name).is_some()
+        // SAFETY: NUL-terminated paths in local buffers.
+        && unsafe { sys::sc(Sysno::symlink, &[name_only.ptr(), text_link.ptr()]) } == 0
+        // SAFETY: as above.
+        && unsafe { sys::sc(Sysno::symlink, &[target.ptr(), link.ptr()]) } == 0
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_open(
+    addr: usize,
+    len: usize,
+    fd: usize,
+    off: usize,
+    key: &[u64; 7],
+    pool: (usize, usize, usize),
+    sites: &[Entry],
+    out: (usize, usize),
+) -> bool {
+    let (base, tramp_end, pool_len) = pool;
+    let (text, pool_out) = out;
+    let size = key[2] as usize;
+    let tramp_len = tramp_end.saturating_sub(base + 4096);
+    if meta_at(tramp_len) + 32 * sites.len() > pool_len {
+        return false;
+    }
+    let pwrite = |to: usize, at: usize, from: usize, n: usize| -> bool {
+        // SAFETY: `from` is readable for `n` bytes (the caller's mapping,
+        // our pool, or a local buffer).
+        n == 0 || unsafe { sys::sc(Sysno::pwrite64, &[to, from, n, at]) } == n as isize
+    };
+    // The library as it is on disk (sendfile reads at `pos`, leaving the
+    // program's descriptor's offset alone).
+    let mut pos: i64 = 0;
+    while (pos as usize) < size {
+        // SAFETY: `pos` is a local the kernel updates.
+        let r = unsafe {
+            sys::sc(
+                Sysno::sendfile,
+                &[text, fd, &mut pos as *mut i64 as usize, size - pos as usize],
+            )
+        };
+        if r <= 0 {
+            return false;
+        }
+    }
+    let mut h = [0u64; H_WORDS];
+    h[H_MAGIC] = MAGIC;
+    h[H_KEY..H_KEY + 7].copy_from_slice(key);
+    h[H_DELTA] = (addr - base) as u64;
+    h[H_TRAMP_LEN] = tramp_len as u64;
+    h[H_NSITES] = sites.len() as u64;
+    h[H_POOL_LEN] = pool_len as u64;
+    // The rewritten text from memory; the pool file as the pool is laid
+    // out, the header in place of the page of entry addresses.
+    pwrite(text, off, addr, len)
+        && pwrite(pool_out, 4096, base + 4096, tramp_len)
+        && pwrite(pool_out, meta_at(tramp_len), sites.as_ptr() as usize, sites.len() * 32)
+        && pwrite(pool_out, 0, h.as_ptr() as usize, H_WORDS * 8)
+}
