@@ -211,9 +211,9 @@ impl Interest {
 
     /// Every call in one of the [`class`] bits.
     pub fn with_class(mut self, bits: u16) -> Interest {
-        for e in strata_syscall_table::entries() {
-            if class::of(e.class) & bits != 0 {
-                self.insert(e.nr);
+        for nr in 0..=strata_syscall_table::MAX_NR {
+            if strata_syscall_table::class(nr).is_some_and(|c| class::of(c) & bits != 0) {
+                self.insert(nr as u32);
             }
         }
         self

@@ -302,8 +302,8 @@ fn arg(args: &[u64; 6], i: u8) -> u64 {
 
 /// The ABI view of Linux call `nr` with arguments `args`.
 pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
-    let class = match strata_syscall_table::entry(nr as usize) {
-        Some(e) => crate::class::of(e.class),
+    let class = match strata_syscall_table::class(nr as usize) {
+        Some(c) => crate::class::of(c),
         None => crate::class::OTHER,
     };
     let mut d = Decoded {

@@ -535,7 +535,7 @@ impl<'a> P<'a> {
     pub(crate) fn flags_n(&mut self, xs: &[Xlat], mut v: u64, dflt: Option<&str>) -> Result<usize, fmt::Error> {
         let mut n = 0;
         'tables: for x in xs {
-            for &(val, name) in x.iter() {
+            for (val, name) in x.iter() {
                 if v == 0 && n != 0 {
                     break 'tables;
                 }
@@ -822,7 +822,7 @@ pub(crate) fn read_exact(mem: &dyn Memory, addr: u64, buf: &mut [u8]) -> bool {
 }
 
 pub(crate) fn lookup(x: Xlat, v: u64) -> Option<&'static str> {
-    x.iter().find(|&&(val, _)| val == v).map(|&(_, s)| s)
+    x.iter().find(|&(val, _)| val == v).map(|(_, s)| s)
 }
 
 pub(crate) fn le_u16(b: &[u8]) -> u16 {

@@ -7,10 +7,58 @@
 //! marked `// added by hand`.
 
 /// A table of `(value, name)` pairs.
-pub(crate) type Xlat = &'static [(u64, &'static str)];
+pub(crate) type Xlat = &'static XTable;
+
+/// The values, and the names one after another with where each ends: a
+/// table holds three pointers, not one per name, so strata-rt, a
+/// position-independent program, relocates (and writes) a few words at
+/// every start instead of some ten pages.
+pub(crate) struct XTable {
+    vals: &'static [u64],
+    names: &'static str,
+    ends: &'static [u16],
+}
+
+impl XTable {
+    /// The pairs, in table order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &'static str)> + '_ {
+        self.vals.iter().enumerate().map(|(i, &v)| {
+            let start = match i {
+                0 => 0,
+                _ => self.ends.get(i - 1).copied().unwrap_or(0) as usize,
+            };
+            let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+            (v, self.names.get(start..end).unwrap_or(""))
+        })
+    }
+}
+
+/// Where each of `N` names of lengths `lens` ends, packed one after another.
+pub(crate) const fn ends<const N: usize>(lens: [usize; N]) -> [u16; N] {
+    let mut end = [0u16; N];
+    let (mut at, mut i) = (0, 0);
+    while i < N {
+        at += lens[i];
+        assert!(at <= u16::MAX as usize);
+        end[i] = at as u16;
+        i += 1;
+    }
+    end
+}
+
+/// An [`Xlat`] from `(value, "NAME")` pairs.
+macro_rules! xlat {
+    ($(($v:expr, $n:literal)),* $(,)?) => {
+        &XTable {
+            vals: &[$($v),*],
+            names: concat!($($n),*),
+            ends: &ends([$($n.len()),*]),
+        }
+    };
+}
 
 // open_access_modes (strace src/xlat/open_access_modes.in) indexed
-pub(crate) static OPEN_ACCESS_MODES: Xlat = &[
+pub(crate) static OPEN_ACCESS_MODES: Xlat = xlat![
     (0x0, "O_RDONLY"),
     (0x1, "O_WRONLY"),
     (0x2, "O_RDWR"),
@@ -18,7 +66,7 @@ pub(crate) static OPEN_ACCESS_MODES: Xlat = &[
 ];
 
 // open_mode_flags (strace src/xlat/open_mode_flags.in)
-pub(crate) static OPEN_MODE_FLAGS: Xlat = &[
+pub(crate) static OPEN_MODE_FLAGS: Xlat = xlat![
     (0x40, "O_CREAT"),
     (0x80, "O_EXCL"),
     (0x100, "O_NOCTTY"),
@@ -41,7 +89,7 @@ pub(crate) static OPEN_MODE_FLAGS: Xlat = &[
 ];
 
 // open_resolve_flags (strace src/xlat/open_resolve_flags.in)
-pub(crate) static OPEN_RESOLVE_FLAGS: Xlat = &[
+pub(crate) static OPEN_RESOLVE_FLAGS: Xlat = xlat![
     (0x1, "RESOLVE_NO_XDEV"),
     (0x2, "RESOLVE_NO_MAGICLINKS"),
     (0x4, "RESOLVE_NO_SYMLINKS"),
@@ -51,10 +99,10 @@ pub(crate) static OPEN_RESOLVE_FLAGS: Xlat = &[
 ];
 
 // access_modes (strace src/xlat/access_modes.in)
-pub(crate) static ACCESS_MODES: Xlat = &[(0x0, "F_OK"), (0x4, "R_OK"), (0x2, "W_OK"), (0x1, "X_OK")];
+pub(crate) static ACCESS_MODES: Xlat = xlat![(0x0, "F_OK"), (0x4, "R_OK"), (0x2, "W_OK"), (0x1, "X_OK")];
 
 // at_flags (strace src/xlat/at_flags.in)
-pub(crate) static AT_FLAGS: Xlat = &[
+pub(crate) static AT_FLAGS: Xlat = xlat![
     (0x100, "AT_SYMLINK_NOFOLLOW"),
     (0x200, "AT_REMOVEDIR"),
     (0x400, "AT_SYMLINK_FOLLOW"),
@@ -64,14 +112,14 @@ pub(crate) static AT_FLAGS: Xlat = &[
 ];
 
 // faccessat_flags (strace src/xlat/faccessat_flags.in)
-pub(crate) static FACCESSAT_FLAGS: Xlat = &[
+pub(crate) static FACCESSAT_FLAGS: Xlat = xlat![
     (0x100, "AT_SYMLINK_NOFOLLOW"),
     (0x200, "AT_EACCESS"),
     (0x1000, "AT_EMPTY_PATH"),
 ];
 
 // at_statx_sync_types (strace src/xlat/at_statx_sync_types.in)
-pub(crate) static AT_STATX_SYNC_TYPES: Xlat = &[
+pub(crate) static AT_STATX_SYNC_TYPES: Xlat = xlat![
     (0x0, "AT_STATX_SYNC_AS_STAT"),
     (0x2000, "AT_STATX_FORCE_SYNC"),
     (0x4000, "AT_STATX_DONT_SYNC"),
@@ -79,7 +127,7 @@ pub(crate) static AT_STATX_SYNC_TYPES: Xlat = &[
 ];
 
 // statx_masks (strace src/xlat/statx_masks.in)
-pub(crate) static STATX_MASKS: Xlat = &[
+pub(crate) static STATX_MASKS: Xlat = xlat![
     (0xfff, "STATX_ALL"),
     (0x7ff, "STATX_BASIC_STATS"),
     (0x1, "STATX_TYPE"),
@@ -99,7 +147,7 @@ pub(crate) static STATX_MASKS: Xlat = &[
 ];
 
 // statx_attrs (strace src/xlat/statx_attrs.in)
-pub(crate) static STATX_ATTRS: Xlat = &[
+pub(crate) static STATX_ATTRS: Xlat = xlat![
     (0x4, "STATX_ATTR_COMPRESSED"),
     (0x10, "STATX_ATTR_IMMUTABLE"),
     (0x20, "STATX_ATTR_APPEND"),
@@ -112,7 +160,7 @@ pub(crate) static STATX_ATTRS: Xlat = &[
 ];
 
 // whence_codes (strace src/xlat/whence_codes.in)
-pub(crate) static WHENCE_CODES: Xlat = &[
+pub(crate) static WHENCE_CODES: Xlat = xlat![
     (0x0, "SEEK_SET"),
     (0x1, "SEEK_CUR"),
     (0x2, "SEEK_END"),
@@ -121,7 +169,7 @@ pub(crate) static WHENCE_CODES: Xlat = &[
 ];
 
 // fcntlcmds (strace src/xlat/fcntlcmds.in)
-pub(crate) static FCNTLCMDS: Xlat = &[
+pub(crate) static FCNTLCMDS: Xlat = xlat![
     (0x0, "F_DUPFD"),
     (0x1, "F_GETFD"),
     (0x2, "F_SETFD"),
@@ -155,17 +203,17 @@ pub(crate) static FCNTLCMDS: Xlat = &[
 ];
 
 // fdflags (strace src/xlat/fdflags.in)
-pub(crate) static FDFLAGS: Xlat = &[(0x1, "FD_CLOEXEC")];
+pub(crate) static FDFLAGS: Xlat = xlat![(0x1, "FD_CLOEXEC")];
 
 // rename_flags (strace src/xlat/rename_flags.in)
-pub(crate) static RENAME_FLAGS: Xlat = &[
+pub(crate) static RENAME_FLAGS: Xlat = xlat![
     (0x1, "RENAME_NOREPLACE"),
     (0x2, "RENAME_EXCHANGE"),
     (0x4, "RENAME_WHITEOUT"),
 ];
 
 // mmap_prot (strace src/xlat/mmap_prot.in)
-pub(crate) static MMAP_PROT: Xlat = &[
+pub(crate) static MMAP_PROT: Xlat = xlat![
     (0x0, "PROT_NONE"),
     (0x1, "PROT_READ"),
     (0x2, "PROT_WRITE"),
@@ -175,7 +223,7 @@ pub(crate) static MMAP_PROT: Xlat = &[
 ];
 
 // mmap_flags (strace src/xlat/mmap_flags.in)
-pub(crate) static MMAP_FLAGS: Xlat = &[
+pub(crate) static MMAP_FLAGS: Xlat = xlat![
     (0x1, "MAP_SHARED"),
     (0x2, "MAP_PRIVATE"),
     (0x3, "MAP_SHARED_VALIDATE"),
@@ -198,7 +246,7 @@ pub(crate) static MMAP_FLAGS: Xlat = &[
 ];
 
 // madvise_cmds (strace src/xlat/madvise_cmds.in)
-pub(crate) static MADVISE_CMDS: Xlat = &[
+pub(crate) static MADVISE_CMDS: Xlat = xlat![
     (0x0, "MADV_NORMAL"),
     (0x1, "MADV_RANDOM"),
     (0x2, "MADV_SEQUENTIAL"),
@@ -227,23 +275,23 @@ pub(crate) static MADVISE_CMDS: Xlat = &[
 ];
 
 // mremap_flags (strace src/xlat/mremap_flags.in)
-pub(crate) static MREMAP_FLAGS: Xlat = &[
+pub(crate) static MREMAP_FLAGS: Xlat = xlat![
     (0x1, "MREMAP_MAYMOVE"),
     (0x2, "MREMAP_FIXED"),
     (0x4, "MREMAP_DONTUNMAP"),
 ];
 
 // mctl_sync (strace src/xlat/mctl_sync.in)
-pub(crate) static MCTL_SYNC: Xlat = &[(0x4, "MS_SYNC"), (0x1, "MS_ASYNC"), (0x2, "MS_INVALIDATE")];
+pub(crate) static MCTL_SYNC: Xlat = xlat![(0x4, "MS_SYNC"), (0x1, "MS_ASYNC"), (0x2, "MS_INVALIDATE")];
 
 // mlockall_flags (strace src/xlat/mlockall_flags.in)
-pub(crate) static MLOCKALL_FLAGS: Xlat = &[(0x1, "MCL_CURRENT"), (0x2, "MCL_FUTURE"), (0x4, "MCL_ONFAULT")];
+pub(crate) static MLOCKALL_FLAGS: Xlat = xlat![(0x1, "MCL_CURRENT"), (0x2, "MCL_FUTURE"), (0x4, "MCL_ONFAULT")];
 
 // mlock_flags (strace src/xlat/mlock_flags.in)
-pub(crate) static MLOCK_FLAGS: Xlat = &[(0x1, "MLOCK_ONFAULT")];
+pub(crate) static MLOCK_FLAGS: Xlat = xlat![(0x1, "MLOCK_ONFAULT")];
 
 // addrfams (strace src/xlat/addrfams.in) indexed
-pub(crate) static ADDRFAMS: Xlat = &[
+pub(crate) static ADDRFAMS: Xlat = xlat![
     (0x0, "AF_UNSPEC"),
     (0x1, "AF_UNIX"),
     (0x2, "AF_INET"),
@@ -293,7 +341,7 @@ pub(crate) static ADDRFAMS: Xlat = &[
 ];
 
 // socktypes (strace src/xlat/socktypes.in)
-pub(crate) static SOCKTYPES: Xlat = &[
+pub(crate) static SOCKTYPES: Xlat = xlat![
     (0x1, "SOCK_STREAM"),
     (0x2, "SOCK_DGRAM"),
     (0x3, "SOCK_RAW"),
@@ -304,10 +352,10 @@ pub(crate) static SOCKTYPES: Xlat = &[
 ];
 
 // sock_type_flags (strace src/xlat/sock_type_flags.in)
-pub(crate) static SOCK_TYPE_FLAGS: Xlat = &[(0x80000, "SOCK_CLOEXEC"), (0x800, "SOCK_NONBLOCK")];
+pub(crate) static SOCK_TYPE_FLAGS: Xlat = xlat![(0x80000, "SOCK_CLOEXEC"), (0x800, "SOCK_NONBLOCK")];
 
 // inet_protocols (strace src/xlat/inet_protocols.in) sorted
-pub(crate) static INET_PROTOCOLS: Xlat = &[
+pub(crate) static INET_PROTOCOLS: Xlat = xlat![
     (0x0, "IPPROTO_IP"),
     (0x1, "IPPROTO_ICMP"),
     (0x2, "IPPROTO_IGMP"),
@@ -345,7 +393,7 @@ pub(crate) static INET_PROTOCOLS: Xlat = &[
 ];
 
 // msg_flags (strace src/xlat/msg_flags.in)
-pub(crate) static MSG_FLAGS: Xlat = &[
+pub(crate) static MSG_FLAGS: Xlat = xlat![
     (0x1, "MSG_OOB"),
     (0x2, "MSG_PEEK"),
     (0x4, "MSG_DONTROUTE"),
@@ -373,7 +421,7 @@ pub(crate) static MSG_FLAGS: Xlat = &[
 ];
 
 // socketlayers (strace src/xlat/socketlayers.in) sorted
-pub(crate) static SOCKETLAYERS: Xlat = &[
+pub(crate) static SOCKETLAYERS: Xlat = xlat![
     (0x0, "SOL_IP"),
     (0x1, "SOL_SOCKET"),
     (0x6, "SOL_TCP"),
@@ -417,7 +465,7 @@ pub(crate) static SOCKETLAYERS: Xlat = &[
 ];
 
 // sock_options (strace src/xlat/sock_options.in)
-pub(crate) static SOCK_OPTIONS: Xlat = &[
+pub(crate) static SOCK_OPTIONS: Xlat = xlat![
     (0x1, "SO_DEBUG"),
     (0x2, "SO_REUSEADDR"),
     (0x3, "SO_TYPE"),
@@ -493,10 +541,10 @@ pub(crate) static SOCK_OPTIONS: Xlat = &[
 ];
 
 // shutdown_modes (strace src/xlat/shutdown_modes.in) indexed
-pub(crate) static SHUTDOWN_MODES: Xlat = &[(0x0, "SHUT_RD"), (0x1, "SHUT_WR"), (0x2, "SHUT_RDWR")];
+pub(crate) static SHUTDOWN_MODES: Xlat = xlat![(0x0, "SHUT_RD"), (0x1, "SHUT_WR"), (0x2, "SHUT_RDWR")];
 
 // sock_ip_options (strace src/xlat/sock_ip_options.in) indexed
-pub(crate) static SOCK_IP_OPTIONS: Xlat = &[
+pub(crate) static SOCK_IP_OPTIONS: Xlat = xlat![
     (0x1, "IP_TOS"),
     (0x2, "IP_TTL"),
     (0x3, "IP_HDRINCL"),
@@ -545,7 +593,7 @@ pub(crate) static SOCK_IP_OPTIONS: Xlat = &[
 ];
 
 // sock_tcp_options (strace src/xlat/sock_tcp_options.in) indexed
-pub(crate) static SOCK_TCP_OPTIONS: Xlat = &[
+pub(crate) static SOCK_TCP_OPTIONS: Xlat = xlat![
     (0x1, "TCP_NODELAY"),
     (0x2, "TCP_MAXSEG"),
     (0x3, "TCP_CORK"),
@@ -586,7 +634,7 @@ pub(crate) static SOCK_TCP_OPTIONS: Xlat = &[
 ];
 
 // clone_flags (strace src/xlat/clone_flags.in)
-pub(crate) static CLONE_FLAGS: Xlat = &[
+pub(crate) static CLONE_FLAGS: Xlat = xlat![
     (0x100, "CLONE_VM"),
     (0x200, "CLONE_FS"),
     (0x400, "CLONE_FILES"),
@@ -613,14 +661,14 @@ pub(crate) static CLONE_FLAGS: Xlat = &[
 ];
 
 // clone3_flags (strace src/xlat/clone3_flags.in)
-pub(crate) static CLONE3_FLAGS: Xlat = &[
+pub(crate) static CLONE3_FLAGS: Xlat = xlat![
     (0x80, "CLONE_NEWTIME"),
     (0x100000000, "CLONE_CLEAR_SIGHAND"),
     (0x200000000, "CLONE_INTO_CGROUP"),
 ];
 
 // wait4_options (strace src/xlat/wait4_options.in)
-pub(crate) static WAIT4_OPTIONS: Xlat = &[
+pub(crate) static WAIT4_OPTIONS: Xlat = xlat![
     (0x1, "WNOHANG"),
     (0x4, "WEXITED"),
     (0x2, "WSTOPPED"),
@@ -632,10 +680,10 @@ pub(crate) static WAIT4_OPTIONS: Xlat = &[
 ];
 
 // waitid_types (strace src/xlat/waitid_types.in) indexed
-pub(crate) static WAITID_TYPES: Xlat = &[(0x0, "P_ALL"), (0x1, "P_PID"), (0x2, "P_PGID"), (0x3, "P_PIDFD")];
+pub(crate) static WAITID_TYPES: Xlat = xlat![(0x0, "P_ALL"), (0x1, "P_PID"), (0x2, "P_PGID"), (0x3, "P_PIDFD")];
 
 // resources (strace src/xlat/resources.in) indexed
-pub(crate) static RESOURCES: Xlat = &[
+pub(crate) static RESOURCES: Xlat = xlat![
     (0x0, "RLIMIT_CPU"),
     (0x1, "RLIMIT_FSIZE"),
     (0x2, "RLIMIT_DATA"),
@@ -655,7 +703,7 @@ pub(crate) static RESOURCES: Xlat = &[
 ];
 
 // usagewho (strace src/xlat/usagewho.in)
-pub(crate) static USAGEWHO: Xlat = &[
+pub(crate) static USAGEWHO: Xlat = xlat![
     (0x0, "RUSAGE_SELF"),
     (0xffffffff, "RUSAGE_CHILDREN"),
     (0xfffffffe, "RUSAGE_BOTH"),
@@ -663,7 +711,7 @@ pub(crate) static USAGEWHO: Xlat = &[
 ];
 
 // prctl_options (strace src/xlat/prctl_options.in) sorted
-pub(crate) static PRCTL_OPTIONS: Xlat = &[
+pub(crate) static PRCTL_OPTIONS: Xlat = xlat![
     (0x1, "PR_SET_PDEATHSIG"),
     (0x2, "PR_GET_PDEATHSIG"),
     (0x3, "PR_GET_DUMPABLE"),
@@ -729,14 +777,14 @@ pub(crate) static PRCTL_OPTIONS: Xlat = &[
 ];
 
 // pr_dumpable (strace src/xlat/pr_dumpable.in) indexed
-pub(crate) static PR_DUMPABLE: Xlat = &[
+pub(crate) static PR_DUMPABLE: Xlat = xlat![
     (0x0, "SUID_DUMP_DISABLE"),
     (0x1, "SUID_DUMP_USER"),
     (0x2, "SUID_DUMP_ROOT"),
 ];
 
 // archvals (strace src/xlat/archvals.in) sorted
-pub(crate) static ARCHVALS: Xlat = &[
+pub(crate) static ARCHVALS: Xlat = xlat![
     (0x1001, "ARCH_SET_GS"),
     (0x1002, "ARCH_SET_FS"),
     (0x1003, "ARCH_GET_FS"),
@@ -754,10 +802,10 @@ pub(crate) static ARCHVALS: Xlat = &[
 ];
 
 // getrandom_flags (strace src/xlat/getrandom_flags.in)
-pub(crate) static GETRANDOM_FLAGS: Xlat = &[(0x1, "GRND_NONBLOCK"), (0x2, "GRND_RANDOM"), (0x4, "GRND_INSECURE")];
+pub(crate) static GETRANDOM_FLAGS: Xlat = xlat![(0x1, "GRND_NONBLOCK"), (0x2, "GRND_RANDOM"), (0x4, "GRND_INSECURE")];
 
 // futexops (strace src/xlat/futexops.in)
-pub(crate) static FUTEXOPS: Xlat = &[
+pub(crate) static FUTEXOPS: Xlat = xlat![
     (0x0, "FUTEX_WAIT"),
     (0x1, "FUTEX_WAKE"),
     (0x2, "FUTEX_FD"),
@@ -795,7 +843,7 @@ pub(crate) static FUTEXOPS: Xlat = &[
 ];
 
 // clocknames (strace src/xlat/clocknames.in) indexed
-pub(crate) static CLOCKNAMES: Xlat = &[
+pub(crate) static CLOCKNAMES: Xlat = xlat![
     (0x0, "CLOCK_REALTIME"),
     (0x1, "CLOCK_MONOTONIC"),
     (0x2, "CLOCK_PROCESS_CPUTIME_ID"),
@@ -811,10 +859,10 @@ pub(crate) static CLOCKNAMES: Xlat = &[
 ];
 
 // clockflags (strace src/xlat/clockflags.in)
-pub(crate) static CLOCKFLAGS: Xlat = &[(0x1, "TIMER_ABSTIME")];
+pub(crate) static CLOCKFLAGS: Xlat = xlat![(0x1, "TIMER_ABSTIME")];
 
 // pollflags (strace src/xlat/pollflags.in)
-pub(crate) static POLLFLAGS: Xlat = &[
+pub(crate) static POLLFLAGS: Xlat = xlat![
     (0x1, "POLLIN"),
     (0x2, "POLLPRI"),
     (0x4, "POLLOUT"),
@@ -832,10 +880,10 @@ pub(crate) static POLLFLAGS: Xlat = &[
 ];
 
 // sigprocmaskcmds (strace src/xlat/sigprocmaskcmds.in)
-pub(crate) static SIGPROCMASKCMDS: Xlat = &[(0x0, "SIG_BLOCK"), (0x1, "SIG_UNBLOCK"), (0x2, "SIG_SETMASK")];
+pub(crate) static SIGPROCMASKCMDS: Xlat = xlat![(0x0, "SIG_BLOCK"), (0x1, "SIG_UNBLOCK"), (0x2, "SIG_SETMASK")];
 
 // sigact_flags (strace src/xlat/sigact_flags.in)
-pub(crate) static SIGACT_FLAGS: Xlat = &[
+pub(crate) static SIGACT_FLAGS: Xlat = xlat![
     (0x4000000, "SA_RESTORER"), // added by hand
     (0x8000000, "SA_ONSTACK"),
     (0x10000000, "SA_RESTART"),
@@ -851,10 +899,10 @@ pub(crate) static SIGACT_FLAGS: Xlat = &[
 ];
 
 // sa_handler_values (strace src/xlat/sa_handler_values.in)
-pub(crate) static SA_HANDLER_VALUES: Xlat = &[(0xffffffffffffffff, "SIG_ERR"), (0x0, "SIG_DFL"), (0x1, "SIG_IGN")];
+pub(crate) static SA_HANDLER_VALUES: Xlat = xlat![(0xffffffffffffffff, "SIG_ERR"), (0x0, "SIG_DFL"), (0x1, "SIG_IGN")];
 
 // schedulers (strace src/xlat/schedulers.in)
-pub(crate) static SCHEDULERS: Xlat = &[
+pub(crate) static SCHEDULERS: Xlat = xlat![
     (0x0, "SCHED_OTHER"),
     (0x1, "SCHED_FIFO"),
     (0x2, "SCHED_RR"),
@@ -865,10 +913,10 @@ pub(crate) static SCHEDULERS: Xlat = &[
 ];
 
 // priorities (strace src/xlat/priorities.in)
-pub(crate) static PRIORITIES: Xlat = &[(0x0, "PRIO_PROCESS"), (0x1, "PRIO_PGRP"), (0x2, "PRIO_USER")];
+pub(crate) static PRIORITIES: Xlat = xlat![(0x0, "PRIO_PROCESS"), (0x1, "PRIO_PGRP"), (0x2, "PRIO_USER")];
 
 // advise (strace src/xlat/advise.in)
-pub(crate) static ADVISE: Xlat = &[
+pub(crate) static ADVISE: Xlat = xlat![
     (0x0, "POSIX_FADV_NORMAL"),
     (0x1, "POSIX_FADV_RANDOM"),
     (0x2, "POSIX_FADV_SEQUENTIAL"),
@@ -878,7 +926,7 @@ pub(crate) static ADVISE: Xlat = &[
 ];
 
 // falloc_flags (strace src/xlat/falloc_flags.in)
-pub(crate) static FALLOC_FLAGS: Xlat = &[
+pub(crate) static FALLOC_FLAGS: Xlat = xlat![
     (0x1, "FALLOC_FL_KEEP_SIZE"),
     (0x2, "FALLOC_FL_PUNCH_HOLE"),
     (0x4, "FALLOC_FL_NO_HIDE_STALE"),
@@ -889,17 +937,17 @@ pub(crate) static FALLOC_FLAGS: Xlat = &[
 ];
 
 // efd_flags (strace src/xlat/efd_flags.in)
-pub(crate) static EFD_FLAGS: Xlat = &[
+pub(crate) static EFD_FLAGS: Xlat = xlat![
     (0x1, "EFD_SEMAPHORE"),
     (0x80000, "EFD_CLOEXEC"),
     (0x800, "EFD_NONBLOCK"),
 ];
 
 // epollctls (strace src/xlat/epollctls.in) indexed
-pub(crate) static EPOLLCTLS: Xlat = &[(0x1, "EPOLL_CTL_ADD"), (0x2, "EPOLL_CTL_DEL"), (0x3, "EPOLL_CTL_MOD")];
+pub(crate) static EPOLLCTLS: Xlat = xlat![(0x1, "EPOLL_CTL_ADD"), (0x2, "EPOLL_CTL_DEL"), (0x3, "EPOLL_CTL_MOD")];
 
 // epollevents (strace src/xlat/epollevents.in)
-pub(crate) static EPOLLEVENTS: Xlat = &[
+pub(crate) static EPOLLEVENTS: Xlat = xlat![
     (0x1, "EPOLLIN"),
     (0x2, "EPOLLPRI"),
     (0x4, "EPOLLOUT"),
@@ -919,13 +967,13 @@ pub(crate) static EPOLLEVENTS: Xlat = &[
 ];
 
 // epollflags (strace src/xlat/epollflags.in)
-pub(crate) static EPOLLFLAGS: Xlat = &[(0x80000, "EPOLL_CLOEXEC")];
+pub(crate) static EPOLLFLAGS: Xlat = xlat![(0x80000, "EPOLL_CLOEXEC")];
 
 // sfd_flags (strace src/xlat/sfd_flags.in)
-pub(crate) static SFD_FLAGS: Xlat = &[(0x80000, "SFD_CLOEXEC"), (0x800, "SFD_NONBLOCK")];
+pub(crate) static SFD_FLAGS: Xlat = xlat![(0x80000, "SFD_CLOEXEC"), (0x800, "SFD_NONBLOCK")];
 
 // inotify_flags (strace src/xlat/inotify_flags.in)
-pub(crate) static INOTIFY_FLAGS: Xlat = &[
+pub(crate) static INOTIFY_FLAGS: Xlat = xlat![
     (0x1, "IN_ACCESS"),
     (0x2, "IN_MODIFY"),
     (0x4, "IN_ATTRIB"),
@@ -951,13 +999,14 @@ pub(crate) static INOTIFY_FLAGS: Xlat = &[
 ];
 
 // inotify_init_flags (strace src/xlat/inotify_init_flags.in)
-pub(crate) static INOTIFY_INIT_FLAGS: Xlat = &[(0x800, "IN_NONBLOCK"), (0x80000, "IN_CLOEXEC")];
+pub(crate) static INOTIFY_INIT_FLAGS: Xlat = xlat![(0x800, "IN_NONBLOCK"), (0x80000, "IN_CLOEXEC")];
 
 // memfd_create_flags (strace src/xlat/memfd_create_flags.in)
-pub(crate) static MEMFD_CREATE_FLAGS: Xlat = &[(0x1, "MFD_CLOEXEC"), (0x2, "MFD_ALLOW_SEALING"), (0x4, "MFD_HUGETLB")];
+pub(crate) static MEMFD_CREATE_FLAGS: Xlat =
+    xlat![(0x1, "MFD_CLOEXEC"), (0x2, "MFD_ALLOW_SEALING"), (0x4, "MFD_HUGETLB")];
 
 // flockcmds (strace src/xlat/flockcmds.in)
-pub(crate) static FLOCKCMDS: Xlat = &[
+pub(crate) static FLOCKCMDS: Xlat = xlat![
     (0x1, "LOCK_SH"),
     (0x2, "LOCK_EX"),
     (0x4, "LOCK_NB"),
@@ -969,13 +1018,13 @@ pub(crate) static FLOCKCMDS: Xlat = &[
 ];
 
 // close_range_flags (strace src/xlat/close_range_flags.in)
-pub(crate) static CLOSE_RANGE_FLAGS: Xlat = &[(0x2, "CLOSE_RANGE_UNSHARE"), (0x4, "CLOSE_RANGE_CLOEXEC")];
+pub(crate) static CLOSE_RANGE_FLAGS: Xlat = xlat![(0x2, "CLOSE_RANGE_UNSHARE"), (0x4, "CLOSE_RANGE_CLOEXEC")];
 
 // itimer_which (strace src/xlat/itimer_which.in) indexed
-pub(crate) static ITIMER_WHICH: Xlat = &[(0x0, "ITIMER_REAL"), (0x1, "ITIMER_VIRTUAL"), (0x2, "ITIMER_PROF")];
+pub(crate) static ITIMER_WHICH: Xlat = xlat![(0x0, "ITIMER_REAL"), (0x1, "ITIMER_VIRTUAL"), (0x2, "ITIMER_PROF")];
 
 // splice_flags (strace src/xlat/splice_flags.in)
-pub(crate) static SPLICE_FLAGS: Xlat = &[
+pub(crate) static SPLICE_FLAGS: Xlat = xlat![
     (0x1, "SPLICE_F_MOVE"),
     (0x2, "SPLICE_F_NONBLOCK"),
     (0x4, "SPLICE_F_MORE"),
@@ -983,10 +1032,10 @@ pub(crate) static SPLICE_FLAGS: Xlat = &[
 ];
 
 // xattrflags (strace src/xlat/xattrflags.in)
-pub(crate) static XATTRFLAGS: Xlat = &[(0x1, "XATTR_CREATE"), (0x2, "XATTR_REPLACE")];
+pub(crate) static XATTRFLAGS: Xlat = xlat![(0x1, "XATTR_CREATE"), (0x2, "XATTR_REPLACE")];
 
 // membarrier_cmds (strace src/xlat/membarrier_cmds.in)
-pub(crate) static MEMBARRIER_CMDS: Xlat = &[
+pub(crate) static MEMBARRIER_CMDS: Xlat = xlat![
     (0x0, "MEMBARRIER_CMD_QUERY"),
     (0x1, "MEMBARRIER_CMD_GLOBAL"),
     (0x2, "MEMBARRIER_CMD_GLOBAL_EXPEDITED"),
@@ -1000,10 +1049,10 @@ pub(crate) static MEMBARRIER_CMDS: Xlat = &[
 ];
 
 // pidfd_open_flags (strace src/xlat/pidfd_open_flags.in)
-pub(crate) static PIDFD_OPEN_FLAGS: Xlat = &[(0x800, "PIDFD_NONBLOCK")];
+pub(crate) static PIDFD_OPEN_FLAGS: Xlat = xlat![(0x800, "PIDFD_NONBLOCK")];
 
 // unshare_flags (strace src/xlat/unshare_flags.in)
-pub(crate) static UNSHARE_FLAGS: Xlat = &[
+pub(crate) static UNSHARE_FLAGS: Xlat = xlat![
     (0x80, "CLONE_NEWTIME"),
     (0x100, "CLONE_VM"),
     (0x200, "CLONE_FS"),
@@ -1021,7 +1070,7 @@ pub(crate) static UNSHARE_FLAGS: Xlat = &[
 ];
 
 // setns_types (strace src/xlat/setns_types.in)
-pub(crate) static SETNS_TYPES: Xlat = &[
+pub(crate) static SETNS_TYPES: Xlat = xlat![
     (0x80, "CLONE_NEWTIME"),
     (0x20000, "CLONE_NEWNS"),
     (0x2000000, "CLONE_NEWCGROUP"),
@@ -1033,7 +1082,7 @@ pub(crate) static SETNS_TYPES: Xlat = &[
 ];
 
 // seccomp_ops (strace src/xlat/seccomp_ops.in) indexed
-pub(crate) static SECCOMP_OPS: Xlat = &[
+pub(crate) static SECCOMP_OPS: Xlat = xlat![
     (0x0, "SECCOMP_SET_MODE_STRICT"),
     (0x1, "SECCOMP_SET_MODE_FILTER"),
     (0x2, "SECCOMP_GET_ACTION_AVAIL"),
@@ -1041,7 +1090,7 @@ pub(crate) static SECCOMP_OPS: Xlat = &[
 ];
 
 // seccomp_filter_flags (strace src/xlat/seccomp_filter_flags.in)
-pub(crate) static SECCOMP_FILTER_FLAGS: Xlat = &[
+pub(crate) static SECCOMP_FILTER_FLAGS: Xlat = xlat![
     (0x1, "SECCOMP_FILTER_FLAG_TSYNC"),
     (0x2, "SECCOMP_FILTER_FLAG_LOG"),
     (0x4, "SECCOMP_FILTER_FLAG_SPEC_ALLOW"),
@@ -1051,7 +1100,7 @@ pub(crate) static SECCOMP_FILTER_FLAGS: Xlat = &[
 ];
 
 // personality_types (strace src/xlat/personality_types.in)
-pub(crate) static PERSONALITY_TYPES: Xlat = &[
+pub(crate) static PERSONALITY_TYPES: Xlat = xlat![
     (0x0, "PER_LINUX"),
     (0x800000, "PER_LINUX_32BIT"),
     (0x80000, "PER_LINUX_FDPIC"),
@@ -1078,7 +1127,7 @@ pub(crate) static PERSONALITY_TYPES: Xlat = &[
 ];
 
 // personality_flags (strace src/xlat/personality_flags.in)
-pub(crate) static PERSONALITY_FLAGS: Xlat = &[
+pub(crate) static PERSONALITY_FLAGS: Xlat = xlat![
     (0x20000, "UNAME26"),
     (0x40000, "ADDR_NO_RANDOMIZE"),
     (0x80000, "FDPIC_FUNCPTRS"),
@@ -1093,7 +1142,7 @@ pub(crate) static PERSONALITY_FLAGS: Xlat = &[
 ];
 
 // rwf_flags (strace src/xlat/rwf_flags.in)
-pub(crate) static RWF_FLAGS: Xlat = &[
+pub(crate) static RWF_FLAGS: Xlat = xlat![
     (0x1, "RWF_HIPRI"),
     (0x2, "RWF_DSYNC"),
     (0x4, "RWF_SYNC"),
@@ -1102,10 +1151,11 @@ pub(crate) static RWF_FLAGS: Xlat = &[
 ];
 
 // sigaltstack_flags (strace src/xlat/sigaltstack_flags.in)
-pub(crate) static SIGALTSTACK_FLAGS: Xlat = &[(0x1, "SS_ONSTACK"), (0x2, "SS_DISABLE"), (0x80000000, "SS_AUTODISARM")];
+pub(crate) static SIGALTSTACK_FLAGS: Xlat =
+    xlat![(0x1, "SS_ONSTACK"), (0x2, "SS_DISABLE"), (0x80000000, "SS_AUTODISARM")];
 
 // umount_flags (strace src/xlat/umount_flags.in)
-pub(crate) static UMOUNT_FLAGS: Xlat = &[
+pub(crate) static UMOUNT_FLAGS: Xlat = xlat![
     (0x1, "MNT_FORCE"),
     (0x2, "MNT_DETACH"),
     (0x4, "MNT_EXPIRE"),
@@ -1113,7 +1163,7 @@ pub(crate) static UMOUNT_FLAGS: Xlat = &[
 ];
 
 // mount_flags (strace src/xlat/mount_flags.in)
-pub(crate) static MOUNT_FLAGS: Xlat = &[
+pub(crate) static MOUNT_FLAGS: Xlat = xlat![
     (0x1, "MS_RDONLY"),
     (0x2, "MS_NOSUID"),
     (0x4, "MS_NODEV"),
@@ -1148,7 +1198,7 @@ pub(crate) static MOUNT_FLAGS: Xlat = &[
 ];
 
 // fsmagic (strace src/xlat/fsmagic.in) sorted
-pub(crate) static FSMAGIC: Xlat = &[
+pub(crate) static FSMAGIC: Xlat = xlat![
     (0x2f, "QNX4_SUPER_MAGIC"),
     (0x33, "Z3FOLD_MAGIC"),
     (0x187, "AUTOFS_SUPER_MAGIC"),
@@ -1263,7 +1313,7 @@ pub(crate) static FSMAGIC: Xlat = &[
 ];
 
 // syslog_action_type (strace src/xlat/syslog_action_type.in) indexed
-pub(crate) static SYSLOG_ACTION_TYPE: Xlat = &[
+pub(crate) static SYSLOG_ACTION_TYPE: Xlat = xlat![
     (0x0, "SYSLOG_ACTION_CLOSE"),
     (0x1, "SYSLOG_ACTION_OPEN"),
     (0x2, "SYSLOG_ACTION_READ"),
@@ -1278,14 +1328,14 @@ pub(crate) static SYSLOG_ACTION_TYPE: Xlat = &[
 ];
 
 // sync_file_range_flags (strace src/xlat/sync_file_range_flags.in)
-pub(crate) static SYNC_FILE_RANGE_FLAGS: Xlat = &[
+pub(crate) static SYNC_FILE_RANGE_FLAGS: Xlat = xlat![
     (0x1, "SYNC_FILE_RANGE_WAIT_BEFORE"),
     (0x2, "SYNC_FILE_RANGE_WRITE"),
     (0x4, "SYNC_FILE_RANGE_WAIT_AFTER"),
 ];
 
 // kcmp_types (strace src/xlat/kcmp_types.in) indexed
-pub(crate) static KCMP_TYPES: Xlat = &[
+pub(crate) static KCMP_TYPES: Xlat = xlat![
     (0x0, "KCMP_FILE"),
     (0x1, "KCMP_VM"),
     (0x2, "KCMP_FILES"),
@@ -1297,14 +1347,14 @@ pub(crate) static KCMP_TYPES: Xlat = &[
 ];
 
 // ioprio_who (strace src/xlat/ioprio_who.in) indexed
-pub(crate) static IOPRIO_WHO: Xlat = &[
+pub(crate) static IOPRIO_WHO: Xlat = xlat![
     (0x1, "IOPRIO_WHO_PROCESS"),
     (0x2, "IOPRIO_WHO_PGRP"),
     (0x3, "IOPRIO_WHO_USER"),
 ];
 
 // siginfo_codes (strace src/xlat/siginfo_codes.in)
-pub(crate) static SIGINFO_CODES: Xlat = &[
+pub(crate) static SIGINFO_CODES: Xlat = xlat![
     (0x0, "SI_USER"),
     (0x80, "SI_KERNEL"),
     (0xffffffff, "SI_QUEUE"),
@@ -1318,7 +1368,7 @@ pub(crate) static SIGINFO_CODES: Xlat = &[
 ];
 
 // sigchld_codes (strace src/xlat/sigchld_codes.in) indexed
-pub(crate) static SIGCHLD_CODES: Xlat = &[
+pub(crate) static SIGCHLD_CODES: Xlat = xlat![
     (0x1, "CLD_EXITED"),
     (0x2, "CLD_KILLED"),
     (0x3, "CLD_DUMPED"),
@@ -1328,7 +1378,7 @@ pub(crate) static SIGCHLD_CODES: Xlat = &[
 ];
 
 // sigsegv_codes (strace src/xlat/sigsegv_codes.in)
-pub(crate) static SIGSEGV_CODES: Xlat = &[
+pub(crate) static SIGSEGV_CODES: Xlat = xlat![
     (0x1, "SEGV_MAPERR"),
     (0x2, "SEGV_ACCERR"),
     (0x3, "SEGV_BNDERR"),
@@ -1341,7 +1391,7 @@ pub(crate) static SIGSEGV_CODES: Xlat = &[
 ];
 
 // pr_set_mm (strace src/xlat/pr_set_mm.in) indexed
-pub(crate) static PR_SET_MM: Xlat = &[
+pub(crate) static PR_SET_MM: Xlat = xlat![
     (0x1, "PR_SET_MM_START_CODE"),
     (0x2, "PR_SET_MM_END_CODE"),
     (0x3, "PR_SET_MM_START_DATA"),
@@ -1360,7 +1410,7 @@ pub(crate) static PR_SET_MM: Xlat = &[
 ];
 
 // term_iflags (strace src/xlat/term_iflags.in)
-pub(crate) static TERM_IFLAGS: Xlat = &[
+pub(crate) static TERM_IFLAGS: Xlat = xlat![
     (0x1, "IGNBRK"),
     (0x2, "BRKINT"),
     (0x4, "IGNPAR"),
@@ -1379,7 +1429,7 @@ pub(crate) static TERM_IFLAGS: Xlat = &[
 ];
 
 // term_oflags (strace src/xlat/term_oflags.in)
-pub(crate) static TERM_OFLAGS: Xlat = &[
+pub(crate) static TERM_OFLAGS: Xlat = xlat![
     (0x1, "OPOST"),
     (0x2, "OLCUC"),
     (0x4, "ONLCR"),
@@ -1391,13 +1441,13 @@ pub(crate) static TERM_OFLAGS: Xlat = &[
 ];
 
 // term_oflags_nldly (strace src/xlat/term_oflags_nldly.in)
-pub(crate) static TERM_OFLAGS_NLDLY: Xlat = &[(0x0, "NL0"), (0x100, "NL1")];
+pub(crate) static TERM_OFLAGS_NLDLY: Xlat = xlat![(0x0, "NL0"), (0x100, "NL1")];
 
 // term_oflags_crdly (strace src/xlat/term_oflags_crdly.in)
-pub(crate) static TERM_OFLAGS_CRDLY: Xlat = &[(0x0, "CR0"), (0x200, "CR1"), (0x400, "CR2"), (0x600, "CR3")];
+pub(crate) static TERM_OFLAGS_CRDLY: Xlat = xlat![(0x0, "CR0"), (0x200, "CR1"), (0x400, "CR2"), (0x600, "CR3")];
 
 // term_oflags_tabdly (strace src/xlat/term_oflags_tabdly.in)
-pub(crate) static TERM_OFLAGS_TABDLY: Xlat = &[
+pub(crate) static TERM_OFLAGS_TABDLY: Xlat = xlat![
     (0x1800, "XTABS"),
     (0x0, "TAB0"),
     (0x800, "TAB1"),
@@ -1406,16 +1456,16 @@ pub(crate) static TERM_OFLAGS_TABDLY: Xlat = &[
 ];
 
 // term_oflags_bsdly (strace src/xlat/term_oflags_bsdly.in)
-pub(crate) static TERM_OFLAGS_BSDLY: Xlat = &[(0x2000, "BS1"), (0x0, "BS0")];
+pub(crate) static TERM_OFLAGS_BSDLY: Xlat = xlat![(0x2000, "BS1"), (0x0, "BS0")];
 
 // term_oflags_vtdly (strace src/xlat/term_oflags_vtdly.in)
-pub(crate) static TERM_OFLAGS_VTDLY: Xlat = &[(0x0, "VT0"), (0x4000, "VT1")];
+pub(crate) static TERM_OFLAGS_VTDLY: Xlat = xlat![(0x0, "VT0"), (0x4000, "VT1")];
 
 // term_oflags_ffdly (strace src/xlat/term_oflags_ffdly.in)
-pub(crate) static TERM_OFLAGS_FFDLY: Xlat = &[(0x0, "FF0"), (0x8000, "FF1")];
+pub(crate) static TERM_OFLAGS_FFDLY: Xlat = xlat![(0x0, "FF0"), (0x8000, "FF1")];
 
 // term_cflags (strace src/xlat/term_cflags.in)
-pub(crate) static TERM_CFLAGS: Xlat = &[
+pub(crate) static TERM_CFLAGS: Xlat = xlat![
     (0x40, "CSTOPB"),
     (0x80, "CREAD"),
     (0x100, "PARENB"),
@@ -1427,10 +1477,10 @@ pub(crate) static TERM_CFLAGS: Xlat = &[
 ];
 
 // term_cflags_csize (strace src/xlat/term_cflags_csize.in)
-pub(crate) static TERM_CFLAGS_CSIZE: Xlat = &[(0x0, "CS5"), (0x10, "CS6"), (0x20, "CS7"), (0x30, "CS8")];
+pub(crate) static TERM_CFLAGS_CSIZE: Xlat = xlat![(0x0, "CS5"), (0x10, "CS6"), (0x20, "CS7"), (0x30, "CS8")];
 
 // baud_options (strace src/xlat/baud_options.in)
-pub(crate) static BAUD_OPTIONS: Xlat = &[
+pub(crate) static BAUD_OPTIONS: Xlat = xlat![
     (0x0, "B0"),
     (0x1, "B50"),
     (0x2, "B75"),
@@ -1468,7 +1518,7 @@ pub(crate) static BAUD_OPTIONS: Xlat = &[
 ];
 
 // term_lflags (strace src/xlat/term_lflags.in)
-pub(crate) static TERM_LFLAGS: Xlat = &[
+pub(crate) static TERM_LFLAGS: Xlat = xlat![
     (0x1, "ISIG"),
     (0x2, "ICANON"),
     (0x4, "XCASE"),
@@ -1488,10 +1538,10 @@ pub(crate) static TERM_LFLAGS: Xlat = &[
 ];
 
 // tcflsh_options (strace src/xlat/tcflsh_options.in)
-pub(crate) static TCFLSH_OPTIONS: Xlat = &[(0x0, "TCIFLUSH"), (0x1, "TCOFLUSH"), (0x2, "TCIOFLUSH")];
+pub(crate) static TCFLSH_OPTIONS: Xlat = xlat![(0x0, "TCIFLUSH"), (0x1, "TCOFLUSH"), (0x2, "TCIOFLUSH")];
 
 // modem_flags (strace src/xlat/modem_flags.in)
-pub(crate) static MODEM_FLAGS: Xlat = &[
+pub(crate) static MODEM_FLAGS: Xlat = xlat![
     (0x1, "TIOCM_LE"),
     (0x2, "TIOCM_DTR"),
     (0x4, "TIOCM_RTS"),
@@ -1507,16 +1557,16 @@ pub(crate) static MODEM_FLAGS: Xlat = &[
 ];
 
 // ioctl_dirs (strace src/xlat/ioctl_dirs.in)
-pub(crate) static IOCTL_DIRS: Xlat = &[(0x0, "_IOC_NONE"), (0x2, "_IOC_READ"), (0x1, "_IOC_WRITE")];
+pub(crate) static IOCTL_DIRS: Xlat = xlat![(0x0, "_IOC_NONE"), (0x2, "_IOC_READ"), (0x1, "_IOC_WRITE")];
 
 // tcxonc_options (strace src/xlat/tcxonc_options.in)
-pub(crate) static TCXONC_OPTIONS: Xlat = &[(0x0, "TCOOFF"), (0x1, "TCOON"), (0x2, "TCIOFF"), (0x3, "TCION")];
+pub(crate) static TCXONC_OPTIONS: Xlat = xlat![(0x0, "TCOOFF"), (0x1, "TCOON"), (0x2, "TCIOFF"), (0x3, "TCION")];
 
 // futexbitset (strace src/xlat/futexbitset.in)
-pub(crate) static FUTEXBITSET: Xlat = &[(0xffffffff, "FUTEX_BITSET_MATCH_ANY")];
+pub(crate) static FUTEXBITSET: Xlat = xlat![(0xffffffff, "FUTEX_BITSET_MATCH_ANY")];
 
 // futexwakeops (strace src/xlat/futexwakeops.in) indexed
-pub(crate) static FUTEXWAKEOPS: Xlat = &[
+pub(crate) static FUTEXWAKEOPS: Xlat = xlat![
     (0x0, "FUTEX_OP_SET"),
     (0x1, "FUTEX_OP_ADD"),
     (0x2, "FUTEX_OP_OR"),
@@ -1525,7 +1575,7 @@ pub(crate) static FUTEXWAKEOPS: Xlat = &[
 ];
 
 // futexwakecmps (strace src/xlat/futexwakecmps.in) indexed
-pub(crate) static FUTEXWAKECMPS: Xlat = &[
+pub(crate) static FUTEXWAKECMPS: Xlat = xlat![
     (0x0, "FUTEX_OP_CMP_EQ"),
     (0x1, "FUTEX_OP_CMP_NE"),
     (0x2, "FUTEX_OP_CMP_LT"),
@@ -1535,7 +1585,7 @@ pub(crate) static FUTEXWAKECMPS: Xlat = &[
 ];
 
 // secbits (strace src/xlat/secbits.in)
-pub(crate) static SECBITS: Xlat = &[
+pub(crate) static SECBITS: Xlat = xlat![
     (0x1, "SECBIT_NOROOT"),
     (0x2, "SECBIT_NOROOT_LOCKED"),
     (0x4, "SECBIT_NO_SETUID_FIXUP"),
@@ -1547,20 +1597,20 @@ pub(crate) static SECBITS: Xlat = &[
 ];
 
 // pr_tsc (strace src/xlat/pr_tsc.in) indexed
-pub(crate) static PR_TSC: Xlat = &[(0x1, "PR_TSC_ENABLE"), (0x2, "PR_TSC_SIGSEGV")];
+pub(crate) static PR_TSC: Xlat = xlat![(0x1, "PR_TSC_ENABLE"), (0x2, "PR_TSC_SIGSEGV")];
 
 // pr_unalign_flags (strace src/xlat/pr_unalign_flags.in)
-pub(crate) static PR_UNALIGN_FLAGS: Xlat = &[(0x1, "PR_UNALIGN_NOPRINT"), (0x2, "PR_UNALIGN_SIGBUS")];
+pub(crate) static PR_UNALIGN_FLAGS: Xlat = xlat![(0x1, "PR_UNALIGN_NOPRINT"), (0x2, "PR_UNALIGN_SIGBUS")];
 
 // seccomp_mode (strace src/xlat/seccomp_mode.in) indexed
-pub(crate) static SECCOMP_MODE: Xlat = &[
+pub(crate) static SECCOMP_MODE: Xlat = xlat![
     (0x0, "SECCOMP_MODE_DISABLED"),
     (0x1, "SECCOMP_MODE_STRICT"),
     (0x2, "SECCOMP_MODE_FILTER"),
 ];
 
 // pr_cap_ambient (strace src/xlat/pr_cap_ambient.in) indexed
-pub(crate) static PR_CAP_AMBIENT: Xlat = &[
+pub(crate) static PR_CAP_AMBIENT: Xlat = xlat![
     (0x1, "PR_CAP_AMBIENT_IS_SET"),
     (0x2, "PR_CAP_AMBIENT_RAISE"),
     (0x3, "PR_CAP_AMBIENT_LOWER"),
@@ -1568,7 +1618,7 @@ pub(crate) static PR_CAP_AMBIENT: Xlat = &[
 ];
 
 // cap (strace src/xlat/cap.in) indexed
-pub(crate) static CAP: Xlat = &[
+pub(crate) static CAP: Xlat = xlat![
     (0x0, "CAP_CHOWN"),
     (0x1, "CAP_DAC_OVERRIDE"),
     (0x2, "CAP_DAC_READ_SEARCH"),
@@ -1613,33 +1663,33 @@ pub(crate) static CAP: Xlat = &[
 ];
 
 // pr_mce_kill (strace src/xlat/pr_mce_kill.in) indexed
-pub(crate) static PR_MCE_KILL: Xlat = &[(0x0, "PR_MCE_KILL_CLEAR"), (0x1, "PR_MCE_KILL_SET")];
+pub(crate) static PR_MCE_KILL: Xlat = xlat![(0x0, "PR_MCE_KILL_CLEAR"), (0x1, "PR_MCE_KILL_SET")];
 
 // pr_mce_kill_policy (strace src/xlat/pr_mce_kill_policy.in) indexed
-pub(crate) static PR_MCE_KILL_POLICY: Xlat = &[
+pub(crate) static PR_MCE_KILL_POLICY: Xlat = xlat![
     (0x0, "PR_MCE_KILL_LATE"),
     (0x1, "PR_MCE_KILL_EARLY"),
     (0x2, "PR_MCE_KILL_DEFAULT"),
 ];
 
 // pr_set_vma (strace src/xlat/pr_set_vma.in) indexed
-pub(crate) static PR_SET_VMA: Xlat = &[(0x0, "PR_SET_VMA_ANON_NAME")];
+pub(crate) static PR_SET_VMA: Xlat = xlat![(0x0, "PR_SET_VMA_ANON_NAME")];
 
 // pr_spec_cmds (strace src/xlat/pr_spec_cmds.in) indexed
-pub(crate) static PR_SPEC_CMDS: Xlat = &[
+pub(crate) static PR_SPEC_CMDS: Xlat = xlat![
     (0x0, "PR_SPEC_STORE_BYPASS"),
     (0x1, "PR_SPEC_INDIRECT_BRANCH"),
     (0x2, "PR_SPEC_L1D_FLUSH"),
 ];
 
 // pr_sud_cmds (strace src/xlat/pr_sud_cmds.in) indexed
-pub(crate) static PR_SUD_CMDS: Xlat = &[(0x0, "PR_SYS_DISPATCH_OFF"), (0x1, "PR_SYS_DISPATCH_ON")];
+pub(crate) static PR_SUD_CMDS: Xlat = xlat![(0x0, "PR_SYS_DISPATCH_OFF"), (0x1, "PR_SYS_DISPATCH_ON")];
 
 // pr_fp_mode (strace src/xlat/pr_fp_mode.in)
-pub(crate) static PR_FP_MODE: Xlat = &[(0x1, "PR_FP_MODE_FR"), (0x2, "PR_FP_MODE_FRE")];
+pub(crate) static PR_FP_MODE: Xlat = xlat![(0x1, "PR_FP_MODE_FR"), (0x2, "PR_FP_MODE_FRE")];
 
 // lockfcmds (strace src/xlat/lockfcmds.in)
-pub(crate) static LOCKFCMDS: Xlat = &[
+pub(crate) static LOCKFCMDS: Xlat = xlat![
     (0x0, "F_RDLCK"),
     (0x1, "F_WRLCK"),
     (0x2, "F_UNLCK"),
@@ -1648,7 +1698,7 @@ pub(crate) static LOCKFCMDS: Xlat = &[
 ];
 
 // notifyflags (strace src/xlat/notifyflags.in)
-pub(crate) static NOTIFYFLAGS: Xlat = &[
+pub(crate) static NOTIFYFLAGS: Xlat = xlat![
     (0x1, "DN_ACCESS"),
     (0x2, "DN_MODIFY"),
     (0x4, "DN_CREATE"),
@@ -1659,7 +1709,7 @@ pub(crate) static NOTIFYFLAGS: Xlat = &[
 ];
 
 // f_seals (strace src/xlat/f_seals.in)
-pub(crate) static F_SEALS: Xlat = &[
+pub(crate) static F_SEALS: Xlat = xlat![
     (0x1, "F_SEAL_SEAL"),
     (0x2, "F_SEAL_SHRINK"),
     (0x4, "F_SEAL_GROW"),
@@ -1668,10 +1718,10 @@ pub(crate) static F_SEALS: Xlat = &[
 ];
 
 // f_owner_types (strace src/xlat/f_owner_types.in) indexed
-pub(crate) static F_OWNER_TYPES: Xlat = &[(0x0, "F_OWNER_TID"), (0x1, "F_OWNER_PID"), (0x2, "F_OWNER_PGRP")];
+pub(crate) static F_OWNER_TYPES: Xlat = xlat![(0x0, "F_OWNER_TID"), (0x1, "F_OWNER_PID"), (0x2, "F_OWNER_PGRP")];
 
 // uring_enter_flags (strace src/xlat/uring_enter_flags.in)
-pub(crate) static URING_ENTER_FLAGS: Xlat = &[
+pub(crate) static URING_ENTER_FLAGS: Xlat = xlat![
     (0x1, "IORING_ENTER_GETEVENTS"),
     (0x2, "IORING_ENTER_SQ_WAKEUP"),
     (0x4, "IORING_ENTER_SQ_WAIT"),
@@ -1680,10 +1730,10 @@ pub(crate) static URING_ENTER_FLAGS: Xlat = &[
 ];
 
 // ipc_private (strace src/xlat/ipc_private.in)
-pub(crate) static IPC_PRIVATE: Xlat = &[(0x0, "IPC_PRIVATE")];
+pub(crate) static IPC_PRIVATE: Xlat = xlat![(0x0, "IPC_PRIVATE")];
 
 // shm_flags (strace src/xlat/shm_flags.in)
-pub(crate) static SHM_FLAGS: Xlat = &[
+pub(crate) static SHM_FLAGS: Xlat = xlat![
     (0x1000, "SHM_RDONLY"),
     (0x2000, "SHM_RND"),
     (0x4000, "SHM_REMAP"),
@@ -1691,7 +1741,7 @@ pub(crate) static SHM_FLAGS: Xlat = &[
 ];
 
 // shm_resource_flags (strace src/xlat/shm_resource_flags.in)
-pub(crate) static SHM_RESOURCE_FLAGS: Xlat = &[
+pub(crate) static SHM_RESOURCE_FLAGS: Xlat = xlat![
     (0x200, "IPC_CREAT"),
     (0x400, "IPC_EXCL"),
     (0x800, "SHM_HUGETLB"),
@@ -1699,13 +1749,13 @@ pub(crate) static SHM_RESOURCE_FLAGS: Xlat = &[
 ];
 
 // getsock_ip_options (strace src/xlat/getsock_ip_options.in)
-pub(crate) static GETSOCK_IP_OPTIONS: Xlat = &[];
+pub(crate) static GETSOCK_IP_OPTIONS: Xlat = xlat![];
 
 // setsock_ip_options (strace src/xlat/setsock_ip_options.in)
-pub(crate) static SETSOCK_IP_OPTIONS: Xlat = &[];
+pub(crate) static SETSOCK_IP_OPTIONS: Xlat = xlat![];
 
 // sock_ipv6_options (strace src/xlat/sock_ipv6_options.in) indexed
-pub(crate) static SOCK_IPV6_OPTIONS: Xlat = &[
+pub(crate) static SOCK_IPV6_OPTIONS: Xlat = xlat![
     (0x1, "IPV6_ADDRFORM"),
     (0x2, "IPV6_2292PKTINFO"),
     (0x3, "IPV6_2292HOPOPTS"),
@@ -1773,7 +1823,7 @@ pub(crate) static SOCK_IPV6_OPTIONS: Xlat = &[
 ];
 
 // sock_udp_options (strace src/xlat/sock_udp_options.in)
-pub(crate) static SOCK_UDP_OPTIONS: Xlat = &[
+pub(crate) static SOCK_UDP_OPTIONS: Xlat = xlat![
     (0x1, "UDP_CORK"),
     (0x64, "UDP_ENCAP"),
     (0x65, "UDP_NO_CHECK6_TX"),
@@ -1783,7 +1833,7 @@ pub(crate) static SOCK_UDP_OPTIONS: Xlat = &[
 ];
 
 // netlink_protocols (strace src/xlat/netlink_protocols.in) indexed
-pub(crate) static NETLINK_PROTOCOLS: Xlat = &[
+pub(crate) static NETLINK_PROTOCOLS: Xlat = xlat![
     (0x0, "NETLINK_ROUTE"),
     (0x1, "NETLINK_UNUSED"),
     (0x2, "NETLINK_USERSOCK"),
@@ -1809,7 +1859,7 @@ pub(crate) static NETLINK_PROTOCOLS: Xlat = &[
 ];
 
 // timerfdflags (strace src/xlat/timerfdflags.in)
-pub(crate) static TIMERFDFLAGS: Xlat = &[
+pub(crate) static TIMERFDFLAGS: Xlat = xlat![
     (0x1, "TFD_TIMER_ABSTIME"),
     (0x2, "TFD_TIMER_CANCEL_ON_SET"),
     (0x80000, "TFD_CLOEXEC"),
@@ -1817,13 +1867,13 @@ pub(crate) static TIMERFDFLAGS: Xlat = &[
 ];
 
 // fsopen_flags (strace src/xlat/fsopen_flags.in)
-pub(crate) static FSOPEN_FLAGS: Xlat = &[(0x1, "FSOPEN_CLOEXEC")];
+pub(crate) static FSOPEN_FLAGS: Xlat = xlat![(0x1, "FSOPEN_CLOEXEC")];
 
 // fsmount_flags (strace src/xlat/fsmount_flags.in)
-pub(crate) static FSMOUNT_FLAGS: Xlat = &[(0x1, "FSMOUNT_CLOEXEC")];
+pub(crate) static FSMOUNT_FLAGS: Xlat = xlat![(0x1, "FSMOUNT_CLOEXEC")];
 
 // fsmount_attr_flags (strace src/xlat/fsmount_attr_flags.in)
-pub(crate) static FSMOUNT_ATTR_FLAGS: Xlat = &[
+pub(crate) static FSMOUNT_ATTR_FLAGS: Xlat = xlat![
     (0x1, "MOUNT_ATTR_RDONLY"),
     (0x2, "MOUNT_ATTR_NOSUID"),
     (0x4, "MOUNT_ATTR_NODEV"),
@@ -1834,7 +1884,7 @@ pub(crate) static FSMOUNT_ATTR_FLAGS: Xlat = &[
 ];
 
 // open_tree_flags (strace src/xlat/open_tree_flags.in)
-pub(crate) static OPEN_TREE_FLAGS: Xlat = &[
+pub(crate) static OPEN_TREE_FLAGS: Xlat = xlat![
     (0x1, "OPEN_TREE_CLONE"),
     (0x80000, "OPEN_TREE_CLOEXEC"),
     (0x100, "AT_SYMLINK_NOFOLLOW"),
@@ -1846,7 +1896,7 @@ pub(crate) static OPEN_TREE_FLAGS: Xlat = &[
 ];
 
 // move_mount_flags (strace src/xlat/move_mount_flags.in)
-pub(crate) static MOVE_MOUNT_FLAGS: Xlat = &[
+pub(crate) static MOVE_MOUNT_FLAGS: Xlat = xlat![
     (0x1, "MOVE_MOUNT_F_SYMLINKS"),
     (0x2, "MOVE_MOUNT_F_AUTOMOUNTS"),
     (0x4, "MOVE_MOUNT_F_EMPTY_PATH"),
@@ -1857,7 +1907,7 @@ pub(crate) static MOVE_MOUNT_FLAGS: Xlat = &[
 ];
 
 // fspick_flags (strace src/xlat/fspick_flags.in)
-pub(crate) static FSPICK_FLAGS: Xlat = &[
+pub(crate) static FSPICK_FLAGS: Xlat = xlat![
     (0x1, "FSPICK_CLOEXEC"),
     (0x2, "FSPICK_SYMLINK_NOFOLLOW"),
     (0x4, "FSPICK_NO_AUTOMOUNT"),
@@ -1865,7 +1915,7 @@ pub(crate) static FSPICK_FLAGS: Xlat = &[
 ];
 
 // swap_flags (strace src/xlat/swap_flags.in)
-pub(crate) static SWAP_FLAGS: Xlat = &[
+pub(crate) static SWAP_FLAGS: Xlat = xlat![
     (0x8000, "SWAP_FLAG_PREFER"),
     (0x10000, "SWAP_FLAG_DISCARD"),
     (0x20000, "SWAP_FLAG_DISCARD_ONCE"),
@@ -1873,7 +1923,7 @@ pub(crate) static SWAP_FLAGS: Xlat = &[
 ];
 
 // statfs_flags (strace src/xlat/statfs_flags.in)
-pub(crate) static STATFS_FLAGS: Xlat = &[
+pub(crate) static STATFS_FLAGS: Xlat = xlat![
     (0x20, "ST_VALID"),
     (0x1, "ST_RDONLY"),
     (0x2, "ST_NOSUID"),
@@ -1888,10 +1938,10 @@ pub(crate) static STATFS_FLAGS: Xlat = &[
 ];
 
 // membarrier_flags (strace src/xlat/membarrier_flags.in)
-pub(crate) static MEMBARRIER_FLAGS: Xlat = &[(0x1, "MEMBARRIER_CMD_FLAG_CPU")];
+pub(crate) static MEMBARRIER_FLAGS: Xlat = xlat![(0x1, "MEMBARRIER_CMD_FLAG_CPU")];
 
 // sigev_value (strace src/xlat/sigev_value.in) indexed
-pub(crate) static SIGEV_VALUE: Xlat = &[
+pub(crate) static SIGEV_VALUE: Xlat = xlat![
     (0x0, "SIGEV_SIGNAL"),
     (0x1, "SIGEV_NONE"),
     (0x2, "SIGEV_THREAD"),
@@ -1899,7 +1949,7 @@ pub(crate) static SIGEV_VALUE: Xlat = &[
 ];
 
 // sock_netlink_options (strace src/xlat/sock_netlink_options.in) indexed
-pub(crate) static SOCK_NETLINK_OPTIONS: Xlat = &[
+pub(crate) static SOCK_NETLINK_OPTIONS: Xlat = xlat![
     (0x1, "NETLINK_ADD_MEMBERSHIP"),
     (0x2, "NETLINK_DROP_MEMBERSHIP"),
     (0x3, "NETLINK_PKTINFO"),
@@ -1915,7 +1965,7 @@ pub(crate) static SOCK_NETLINK_OPTIONS: Xlat = &[
 ];
 
 // sock_packet_options (strace src/xlat/sock_packet_options.in) indexed
-pub(crate) static SOCK_PACKET_OPTIONS: Xlat = &[
+pub(crate) static SOCK_PACKET_OPTIONS: Xlat = xlat![
     (0x1, "PACKET_ADD_MEMBERSHIP"),
     (0x2, "PACKET_DROP_MEMBERSHIP"),
     (0x3, "PACKET_RECV_OUTPUT"),
@@ -1941,16 +1991,16 @@ pub(crate) static SOCK_PACKET_OPTIONS: Xlat = &[
 ];
 
 // sock_raw_options (strace src/xlat/sock_raw_options.in)
-pub(crate) static SOCK_RAW_OPTIONS: Xlat = &[(0x1, "ICMP_FILTER")];
+pub(crate) static SOCK_RAW_OPTIONS: Xlat = xlat![(0x1, "ICMP_FILTER")];
 
 // getsock_ipv6_options (strace src/xlat/getsock_ipv6_options.in)
-pub(crate) static GETSOCK_IPV6_OPTIONS: Xlat = &[];
+pub(crate) static GETSOCK_IPV6_OPTIONS: Xlat = xlat![];
 
 // setsock_ipv6_options (strace src/xlat/setsock_ipv6_options.in)
-pub(crate) static SETSOCK_IPV6_OPTIONS: Xlat = &[(0x40, "IP6T_SO_SET_REPLACE"), (0x41, "IP6T_SO_SET_ADD_COUNTERS")];
+pub(crate) static SETSOCK_IPV6_OPTIONS: Xlat = xlat![(0x40, "IP6T_SO_SET_REPLACE"), (0x41, "IP6T_SO_SET_ADD_COUNTERS")];
 
 // ip_cmsg_types (strace src/xlat/ip_cmsg_types.in)
-pub(crate) static IP_CMSG_TYPES: Xlat = &[
+pub(crate) static IP_CMSG_TYPES: Xlat = xlat![
     (0x1, "IP_TOS"),
     (0x2, "IP_TTL"),
     (0x6, "IP_RECVOPTS"),
@@ -1962,7 +2012,7 @@ pub(crate) static IP_CMSG_TYPES: Xlat = &[
 ];
 
 // sigtrap_codes (strace src/xlat/sigtrap_codes.in)
-pub(crate) static SIGTRAP_CODES: Xlat = &[
+pub(crate) static SIGTRAP_CODES: Xlat = xlat![
     (0x1, "TRAP_BRKPT"),
     (0x2, "TRAP_TRACE"),
     (0x3, "TRAP_BRANCH"),
@@ -1972,7 +2022,7 @@ pub(crate) static SIGTRAP_CODES: Xlat = &[
 ];
 
 // sigpoll_codes (strace src/xlat/sigpoll_codes.in) indexed
-pub(crate) static SIGPOLL_CODES: Xlat = &[
+pub(crate) static SIGPOLL_CODES: Xlat = xlat![
     (0x1, "POLL_IN"),
     (0x2, "POLL_OUT"),
     (0x3, "POLL_MSG"),
@@ -1982,10 +2032,10 @@ pub(crate) static SIGPOLL_CODES: Xlat = &[
 ];
 
 // sigprof_codes (strace src/xlat/sigprof_codes.in)
-pub(crate) static SIGPROF_CODES: Xlat = &[];
+pub(crate) static SIGPROF_CODES: Xlat = xlat![];
 
 // sigill_codes (strace src/xlat/sigill_codes.in)
-pub(crate) static SIGILL_CODES: Xlat = &[
+pub(crate) static SIGILL_CODES: Xlat = xlat![
     (0x1, "ILL_ILLOPC"),
     (0x2, "ILL_ILLOPN"),
     (0x3, "ILL_ILLADR"),
@@ -1998,7 +2048,7 @@ pub(crate) static SIGILL_CODES: Xlat = &[
 ];
 
 // sigfpe_codes (strace src/xlat/sigfpe_codes.in)
-pub(crate) static SIGFPE_CODES: Xlat = &[
+pub(crate) static SIGFPE_CODES: Xlat = xlat![
     (0x1, "FPE_INTDIV"),
     (0x2, "FPE_INTOVF"),
     (0x3, "FPE_FLTDIV"),
@@ -2012,7 +2062,7 @@ pub(crate) static SIGFPE_CODES: Xlat = &[
 ];
 
 // sigbus_codes (strace src/xlat/sigbus_codes.in)
-pub(crate) static SIGBUS_CODES: Xlat = &[
+pub(crate) static SIGBUS_CODES: Xlat = xlat![
     (0x1, "BUS_ADRALN"),
     (0x2, "BUS_ADRERR"),
     (0x3, "BUS_OBJERR"),
@@ -2021,10 +2071,10 @@ pub(crate) static SIGBUS_CODES: Xlat = &[
 ];
 
 // sigsys_codes (strace src/xlat/sigsys_codes.in)
-pub(crate) static SIGSYS_CODES: Xlat = &[(0x1, "SYS_SECCOMP"), (0x2, "SYS_USER_DISPATCH")];
+pub(crate) static SIGSYS_CODES: Xlat = xlat![(0x1, "SYS_SECCOMP"), (0x2, "SYS_USER_DISPATCH")];
 
 // ptrace_events (strace src/xlat/ptrace_events.in)
-pub(crate) static PTRACE_EVENTS: Xlat = &[
+pub(crate) static PTRACE_EVENTS: Xlat = xlat![
     (0x1, "PTRACE_EVENT_FORK"),
     (0x2, "PTRACE_EVENT_VFORK"),
     (0x3, "PTRACE_EVENT_CLONE"),
@@ -2036,7 +2086,7 @@ pub(crate) static PTRACE_EVENTS: Xlat = &[
 ];
 
 // x86_xfeatures (strace src/xlat/x86_xfeatures.in)
-pub(crate) static X86_XFEATURES: Xlat = &[
+pub(crate) static X86_XFEATURES: Xlat = xlat![
     (0x3, "XFEATURE_MASK_FPSSE"),
     (0x1, "XFEATURE_MASK_FP"),
     (0x2, "XFEATURE_MASK_SSE"),
@@ -2057,7 +2107,7 @@ pub(crate) static X86_XFEATURES: Xlat = &[
 ];
 
 // x86_xfeature_bits (strace src/xlat/x86_xfeature_bits.in) indexed
-pub(crate) static X86_XFEATURE_BITS: Xlat = &[
+pub(crate) static X86_XFEATURE_BITS: Xlat = xlat![
     (0x0, "XFEATURE_FP"),
     (0x1, "XFEATURE_SSE"),
     (0x2, "XFEATURE_YMM"),
@@ -2075,7 +2125,7 @@ pub(crate) static X86_XFEATURE_BITS: Xlat = &[
 ];
 
 // pr_spec_set_store_bypass_flags (strace src/xlat/pr_spec_set_store_bypass_flags.in)
-pub(crate) static PR_SPEC_SET_STORE_BYPASS_FLAGS: Xlat = &[
+pub(crate) static PR_SPEC_SET_STORE_BYPASS_FLAGS: Xlat = xlat![
     (0x2, "PR_SPEC_ENABLE"),
     (0x4, "PR_SPEC_DISABLE"),
     (0x8, "PR_SPEC_FORCE_DISABLE"),
@@ -2083,14 +2133,14 @@ pub(crate) static PR_SPEC_SET_STORE_BYPASS_FLAGS: Xlat = &[
 ];
 
 // cap_version (strace src/xlat/cap_version.in)
-pub(crate) static CAP_VERSION: Xlat = &[
+pub(crate) static CAP_VERSION: Xlat = xlat![
     (0x19980330, "_LINUX_CAPABILITY_VERSION_1"),
     (0x20071026, "_LINUX_CAPABILITY_VERSION_2"),
     (0x20080522, "_LINUX_CAPABILITY_VERSION_3"),
 ];
 
 // cap_mask0 (strace src/xlat/cap_mask0.in)
-pub(crate) static CAP_MASK0: Xlat = &[
+pub(crate) static CAP_MASK0: Xlat = xlat![
     (0x1, "1<<CAP_CHOWN"),
     (0x2, "1<<CAP_DAC_OVERRIDE"),
     (0x4, "1<<CAP_DAC_READ_SEARCH"),
@@ -2126,7 +2176,7 @@ pub(crate) static CAP_MASK0: Xlat = &[
 ];
 
 // cap_mask1 (strace src/xlat/cap_mask1.in)
-pub(crate) static CAP_MASK1: Xlat = &[
+pub(crate) static CAP_MASK1: Xlat = xlat![
     (0x1, "1<<CAP_MAC_OVERRIDE"),
     (0x2, "1<<CAP_MAC_ADMIN"),
     (0x4, "1<<CAP_SYSLOG"),
@@ -2139,10 +2189,10 @@ pub(crate) static CAP_MASK1: Xlat = &[
 ];
 
 // resource_flags (strace src/xlat/resource_flags.in)
-pub(crate) static RESOURCE_FLAGS: Xlat = &[(0x200, "IPC_CREAT"), (0x400, "IPC_EXCL"), (0x800, "IPC_NOWAIT")];
+pub(crate) static RESOURCE_FLAGS: Xlat = xlat![(0x200, "IPC_CREAT"), (0x400, "IPC_EXCL"), (0x800, "IPC_NOWAIT")];
 
 // syslog_console_levels (strace src/xlat/syslog_console_levels.in) indexed
-pub(crate) static SYSLOG_CONSOLE_LEVELS: Xlat = &[
+pub(crate) static SYSLOG_CONSOLE_LEVELS: Xlat = xlat![
     (0x0, "LOGLEVEL_EMERG"),
     (0x1, "LOGLEVEL_ALERT"),
     (0x2, "LOGLEVEL_CRIT"),
@@ -2155,7 +2205,7 @@ pub(crate) static SYSLOG_CONSOLE_LEVELS: Xlat = &[
 ];
 
 // ioprio_class (strace src/xlat/ioprio_class.in) indexed
-pub(crate) static IOPRIO_CLASS: Xlat = &[
+pub(crate) static IOPRIO_CLASS: Xlat = xlat![
     (0x0, "IOPRIO_CLASS_NONE"),
     (0x1, "IOPRIO_CLASS_RT"),
     (0x2, "IOPRIO_CLASS_BE"),
@@ -2163,10 +2213,10 @@ pub(crate) static IOPRIO_CLASS: Xlat = &[
 ];
 
 // bootflags1 (strace src/xlat/bootflags1.in)
-pub(crate) static BOOTFLAGS1: Xlat = &[(0xfee1dead, "LINUX_REBOOT_MAGIC1")];
+pub(crate) static BOOTFLAGS1: Xlat = xlat![(0xfee1dead, "LINUX_REBOOT_MAGIC1")];
 
 // bootflags2 (strace src/xlat/bootflags2.in)
-pub(crate) static BOOTFLAGS2: Xlat = &[
+pub(crate) static BOOTFLAGS2: Xlat = xlat![
     (0x28121969, "LINUX_REBOOT_MAGIC2"),
     (0x5121996, "LINUX_REBOOT_MAGIC2A"),
     (0x16041998, "LINUX_REBOOT_MAGIC2B"),
@@ -2174,7 +2224,7 @@ pub(crate) static BOOTFLAGS2: Xlat = &[
 ];
 
 // bootflags3 (strace src/xlat/bootflags3.in)
-pub(crate) static BOOTFLAGS3: Xlat = &[
+pub(crate) static BOOTFLAGS3: Xlat = xlat![
     (0x1234567, "LINUX_REBOOT_CMD_RESTART"),
     (0xcdef0123, "LINUX_REBOOT_CMD_HALT"),
     (0x89abcdef, "LINUX_REBOOT_CMD_CAD_ON"),
@@ -2186,14 +2236,14 @@ pub(crate) static BOOTFLAGS3: Xlat = &[
 ];
 
 // fan_classes (strace src/xlat/fan_classes.in)
-pub(crate) static FAN_CLASSES: Xlat = &[
+pub(crate) static FAN_CLASSES: Xlat = xlat![
     (0x0, "FAN_CLASS_NOTIF"),
     (0x4, "FAN_CLASS_CONTENT"),
     (0x8, "FAN_CLASS_PRE_CONTENT"),
 ];
 
 // fan_init_flags (strace src/xlat/fan_init_flags.in)
-pub(crate) static FAN_INIT_FLAGS: Xlat = &[
+pub(crate) static FAN_INIT_FLAGS: Xlat = xlat![
     (0x1, "FAN_CLOEXEC"),
     (0x2, "FAN_NONBLOCK"),
     (0x10, "FAN_UNLIMITED_QUEUE"),
@@ -2208,27 +2258,27 @@ pub(crate) static FAN_INIT_FLAGS: Xlat = &[
 ];
 
 // delete_module_flags (strace src/xlat/delete_module_flags.in)
-pub(crate) static DELETE_MODULE_FLAGS: Xlat = &[(0x800, "O_NONBLOCK"), (0x200, "O_TRUNC")];
+pub(crate) static DELETE_MODULE_FLAGS: Xlat = xlat![(0x800, "O_NONBLOCK"), (0x200, "O_TRUNC")];
 
 // module_init_flags (strace src/xlat/module_init_flags.in)
-pub(crate) static MODULE_INIT_FLAGS: Xlat = &[
+pub(crate) static MODULE_INIT_FLAGS: Xlat = xlat![
     (0x1, "MODULE_INIT_IGNORE_MODVERSIONS"),
     (0x2, "MODULE_INIT_IGNORE_VERMAGIC"),
     (0x4, "MODULE_INIT_COMPRESSED_FILE"),
 ];
 
 // memfd_secret_flags (strace src/xlat/memfd_secret_flags.in)
-pub(crate) static MEMFD_SECRET_FLAGS: Xlat = &[(0x80000, "O_CLOEXEC")];
+pub(crate) static MEMFD_SECRET_FLAGS: Xlat = xlat![(0x80000, "O_CLOEXEC")];
 
 // uffd_flags (strace src/xlat/uffd_flags.in)
-pub(crate) static UFFD_FLAGS: Xlat = &[
+pub(crate) static UFFD_FLAGS: Xlat = xlat![
     (0x1, "UFFD_USER_MODE_ONLY"),
     (0x800, "O_NONBLOCK"),
     (0x80000, "O_CLOEXEC"),
 ];
 
 // seccomp_ret_action (strace src/xlat/seccomp_ret_action.in)
-pub(crate) static SECCOMP_RET_ACTION: Xlat = &[
+pub(crate) static SECCOMP_RET_ACTION: Xlat = xlat![
     (0x80000000, "SECCOMP_RET_KILL_PROCESS"),
     (0x0, "SECCOMP_RET_KILL_THREAD"),
     (0x30000, "SECCOMP_RET_TRAP"),
@@ -2240,7 +2290,7 @@ pub(crate) static SECCOMP_RET_ACTION: Xlat = &[
 ];
 
 // modetypes (strace src/xlat/modetypes.in)
-pub(crate) static MODETYPES: Xlat = &[
+pub(crate) static MODETYPES: Xlat = xlat![
     (0x8000, "S_IFREG"),
     (0xc000, "S_IFSOCK"),
     (0x1000, "S_IFIFO"),
@@ -2251,7 +2301,7 @@ pub(crate) static MODETYPES: Xlat = &[
 ];
 
 // scmvals (strace src/xlat/scmvals.in)
-pub(crate) static SCMVALS: Xlat = &[
+pub(crate) static SCMVALS: Xlat = xlat![
     (0x1, "SCM_RIGHTS"),
     (0x2, "SCM_CREDENTIALS"),
     (0x3, "SCM_SECURITY"),
@@ -2268,7 +2318,7 @@ pub(crate) static SCMVALS: Xlat = &[
 ];
 
 // getsock_options (strace src/xlat/getsock_options.in)
-pub(crate) static GETSOCK_OPTIONS: Xlat = &[(0x1a, "SO_GET_FILTER")];
+pub(crate) static GETSOCK_OPTIONS: Xlat = xlat![(0x1a, "SO_GET_FILTER")];
 
 // setsock_options (strace src/xlat/setsock_options.in)
-pub(crate) static SETSOCK_OPTIONS: Xlat = &[(0x1a, "SO_ATTACH_FILTER")];
+pub(crate) static SETSOCK_OPTIONS: Xlat = xlat![(0x1a, "SO_ATTACH_FILTER")];

@@ -218,7 +218,55 @@ HEADER = """//! Constant tables ("xlat" in strace): value/name pairs in strace's
 //! marked `// added by hand`.
 
 /// A table of `(value, name)` pairs.
-pub(crate) type Xlat = &'static [(u64, &'static str)];
+pub(crate) type Xlat = &'static XTable;
+
+/// The values, and the names one after another with where each ends: a
+/// table holds three pointers, not one per name, so strata-rt, a
+/// position-independent program, relocates (and writes) a few words at
+/// every start instead of some ten pages.
+pub(crate) struct XTable {
+    vals: &'static [u64],
+    names: &'static str,
+    ends: &'static [u16],
+}
+
+impl XTable {
+    /// The pairs, in table order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u64, &'static str)> + '_ {
+        self.vals.iter().enumerate().map(|(i, &v)| {
+            let start = match i {
+                0 => 0,
+                _ => self.ends.get(i - 1).copied().unwrap_or(0) as usize,
+            };
+            let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+            (v, self.names.get(start..end).unwrap_or(""))
+        })
+    }
+}
+
+/// Where each of `N` names of lengths `lens` ends, packed one after another.
+pub(crate) const fn ends<const N: usize>(lens: [usize; N]) -> [u16; N] {
+    let mut end = [0u16; N];
+    let (mut at, mut i) = (0, 0);
+    while i < N {
+        at += lens[i];
+        assert!(at <= u16::MAX as usize);
+        end[i] = at as u16;
+        i += 1;
+    }
+    end
+}
+
+/// An [`Xlat`] from `(value, "NAME")` pairs.
+macro_rules! xlat {
+    ($(($v:expr, $n:literal)),* $(,)?) => {
+        &XTable {
+            vals: &[$($v),*],
+            names: concat!($($n),*),
+            ends: &ends([$($n.len()),*]),
+        }
+    };
+}
 """
 
 
@@ -257,7 +305,7 @@ def main():
         words = subprocess.run([exe], check=True, capture_output=True, text=True).stdout.split()
         kind = {'1': ' sorted', '2': ' indexed'}.get(words[0], '')
         out.append('// %s (strace src/xlat/%s.in)%s' % (name, name, kind))
-        out.append('pub(crate) static %s: Xlat = &[' % name.upper())
+        out.append('pub(crate) static %s: Xlat = xlat![' % name.upper())
         if name == 'sigact_flags':
             # strace takes SA_RESTORER from <asm/signal.h>, which glibc's
             # <signal.h> does not define.

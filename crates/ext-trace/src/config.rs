@@ -211,8 +211,8 @@ fn add_word(set: &mut Interest, word: &str) -> Result<(), BadWord> {
                 }
             } else if BARE_CLASSES.contains(&w) {
                 add_class(set, w)
-            } else if let Some(e) = strata_syscall_table::by_name(w) {
-                set.insert(e.nr);
+            } else if let Some(nr) = strata_syscall_table::nr_by_name(w) {
+                set.insert(nr);
                 true
             } else {
                 false

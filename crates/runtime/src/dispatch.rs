@@ -52,7 +52,7 @@ pub fn owns_control_flow(nr: usize) -> bool {
 /// emulated or partial. Any other call no layer wants can skip strata
 /// entirely (rewrite.rs: native trampolines).
 pub fn bottom_owns(nr: usize) -> bool {
-    strata_syscall_table::entry(nr).is_some_and(|e| e.disposition != strata_syscall_table::Disposition::Passthrough)
+    strata_syscall_table::disposition(nr).is_some_and(|d| d != strata_syscall_table::Disposition::Passthrough)
 }
 
 /// The bottom of the stack: strata's own handling of call `nr`. Returns the
@@ -138,7 +138,7 @@ pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     if t.in_fast != 0 {
         return crate::fast::passthrough(t, nr, a);
     }
-    if strata_syscall_table::entry(nr).is_none_or(|e| e.may_block) {
+    if strata_syscall_table::may_block(nr).unwrap_or(true) {
         t.in_fast = crate::fast::TRAP_BLOCKING;
         let shrunk = shrink_altstack(t, uc);
         sys::set_sigmask(uc.sigmask);

@@ -118,6 +118,14 @@ pub fn init(lazy: bool, eager: bool) {
     if m != 0 && !crate::fast::init() {
         m = 0;
     }
+    if m & EAGER != 0 {
+        // The first tier's pages are written first: the first access to a
+        // page of it would otherwise be `probe`'s read, which maps the
+        // shared zero page, and the write after it a second fault.
+        for e in SITES0.iter().step_by(4096 / 16) {
+            e[1].store(0, Ordering::Relaxed);
+        }
+    }
 
     MODE.store(m, Ordering::Relaxed);
 }

@@ -175,6 +175,22 @@ static BY_NAME: [u16; COUNT] = sort_by_name();
 // names and notes are non-empty, names are unique.
 const _: () = check_table();
 
+/// `NAMES[NAME_AT[i]..NAME_AT[i + 1]]` is the name of [`TABLE`]'s row `i`.
+static NAME_AT: [u16; COUNT + 1] = name_offsets();
+
+/// Row `i`'s call number.
+static NR_OF: [u16; COUNT] = build_nrs();
+
+/// Row `i`'s disposition (bits 0-1), class (bits 2-5) and `may_block`
+/// (bit 6), as positions in [`Disposition::ALL`] and [`Class::ALL`].
+static INFO: [u8; COUNT] = build_info();
+
+// The runtime (strata-rt) reads calls' names, dispositions and `may_block`
+// through `NAME_AT`, `INFO` and `INDEX` alone: arrays of numbers, which a
+// position-independent program need not relocate when it starts. `TABLE`'s
+// rows hold two pointers each (name and note), some 740 relocations on five
+// pages that every process would write at every exec.
+
 /// The entry for call `nr`, if x86-64 has such a call. O(1).
 #[inline]
 pub fn entry(nr: usize) -> Option<&'static Entry> {
@@ -189,18 +205,55 @@ pub fn entries() -> &'static [Entry] {
     TABLE
 }
 
+/// The row of call `nr` in [`TABLE`].
+#[inline]
+fn row(nr: usize) -> Option<usize> {
+    match INDEX.get(nr) {
+        Some(&i) if i != NONE => Some(i as usize),
+        _ => None,
+    }
+}
+
 /// The name of syscall `nr` on x86-64, if it has one.
 #[inline]
 pub fn name(nr: usize) -> Option<&'static str> {
-    entry(nr).map(|e| e.name)
+    let i = row(nr)?;
+    table::NAMES.get(NAME_AT[i] as usize..NAME_AT[i + 1] as usize)
+}
+
+/// What strata does with call `nr` (as `entry(nr)` says, without reading
+/// [`TABLE`]).
+#[inline]
+pub fn disposition(nr: usize) -> Option<Disposition> {
+    row(nr).map(|i| Disposition::ALL[(INFO[i] & 3) as usize])
+}
+
+/// The class of call `nr` (as `entry(nr)` says, without reading [`TABLE`]).
+#[inline]
+pub fn class(nr: usize) -> Option<Class> {
+    row(nr).map(|i| Class::ALL[(INFO[i] >> 2 & 15) as usize])
+}
+
+/// Whether call `nr` may block (as `entry(nr)` says, without reading
+/// [`TABLE`]).
+#[inline]
+pub fn may_block(nr: usize) -> Option<bool> {
+    row(nr).map(|i| INFO[i] & 64 != 0)
 }
 
 /// The entry whose kernel name is `name` (exact, case-sensitive match).
 pub fn by_name(name: &str) -> Option<&'static Entry> {
+    nr_by_name(name).and_then(|nr| entry(nr as usize))
+}
+
+/// The number of the call whose kernel name is `name` (exact,
+/// case-sensitive match), without reading [`TABLE`].
+pub fn nr_by_name(name: &str) -> Option<u32> {
+    let row_name = |i: u16| table::NAMES.get(NAME_AT[i as usize] as usize..NAME_AT[i as usize + 1] as usize);
     BY_NAME
-        .binary_search_by(|&i| TABLE[i as usize].name.cmp(name))
+        .binary_search_by(|&i| row_name(i).unwrap_or("").cmp(name))
         .ok()
-        .map(|pos| &TABLE[BY_NAME[pos] as usize])
+        .map(|pos| NR_OF[BY_NAME[pos] as usize] as u32)
 }
 
 /// How many calls have disposition `d`.
@@ -260,6 +313,70 @@ const fn name_less(i: u16, j: u16) -> bool {
         cmp_names(table::ENTRIES[i as usize].name, table::ENTRIES[j as usize].name),
         Ordering::Less
     )
+}
+
+const fn name_offsets() -> [u16; COUNT + 1] {
+    let mut at = [0u16; COUNT + 1];
+    let names = table::NAMES.as_bytes();
+    let mut i = 0;
+    while i < COUNT {
+        let name = table::ENTRIES[i].name.as_bytes();
+        let start = at[i] as usize;
+        let mut k = 0;
+        while k < name.len() {
+            assert!(names[start + k] == name[k], "syscall table: NAMES out of step");
+            k += 1;
+        }
+        at[i + 1] = (start + name.len()) as u16;
+        i += 1;
+    }
+    assert!(at[COUNT] as usize == names.len(), "syscall table: NAMES out of step");
+    at
+}
+
+const fn position_of_disposition(d: Disposition) -> u8 {
+    let mut k = 0;
+    while k < Disposition::ALL.len() {
+        if disposition_eq(Disposition::ALL[k], d) {
+            return k as u8;
+        }
+        k += 1;
+    }
+    panic!("syscall table: a disposition missing from Disposition::ALL")
+}
+
+const fn position_of_class(c: Class) -> u8 {
+    let mut k = 0;
+    while k < Class::ALL.len() {
+        if Class::ALL[k] as u8 == c as u8 {
+            return k as u8;
+        }
+        k += 1;
+    }
+    panic!("syscall table: a class missing from Class::ALL")
+}
+
+const fn build_nrs() -> [u16; COUNT] {
+    let mut nrs = [0u16; COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        nrs[i] = table::ENTRIES[i].nr as u16;
+        i += 1;
+    }
+    nrs
+}
+
+const fn build_info() -> [u8; COUNT] {
+    assert!(Disposition::ALL.len() <= 4 && Class::ALL.len() <= 16);
+    let mut info = [0u8; COUNT];
+    let mut i = 0;
+    while i < COUNT {
+        let e = &table::ENTRIES[i];
+        info[i] =
+            position_of_disposition(e.disposition) | position_of_class(e.class) << 2 | if e.may_block { 64 } else { 0 };
+        i += 1;
+    }
+    info
 }
 
 const fn build_index() -> [u16; MAX_NR + 1] {
@@ -346,7 +463,17 @@ mod tests {
         for e in TABLE {
             assert_eq!(entry(e.nr as usize), Some(e));
             assert_eq!(name(e.nr as usize), Some(e.name));
+            assert_eq!(disposition(e.nr as usize), Some(e.disposition));
+            assert_eq!(class(e.nr as usize), Some(e.class));
+            assert_eq!(may_block(e.nr as usize), Some(e.may_block));
             assert_eq!(by_name(e.name), Some(e));
+            assert_eq!(nr_by_name(e.name), Some(e.nr));
+        }
+        for nr in [400, MAX_NR + 1, usize::MAX] {
+            assert_eq!(
+                (name(nr), disposition(nr), class(nr), may_block(nr)),
+                (None, None, None, None)
+            );
         }
         assert_eq!(entry(MAX_NR + 1), None);
         assert_eq!(entry(usize::MAX), None);

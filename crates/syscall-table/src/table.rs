@@ -29,6 +29,9 @@ macro_rules! syscall_table {
                 note: $note,
             },
         )*];
+        /// Every name, one after another in number order (with `NAME_AT`,
+        /// in lib.rs: names without a pointer per row to relocate).
+        pub(crate) const NAMES: &str = concat!($(stringify!($name)),*);
     };
 }
 

@@ -924,7 +924,7 @@ pub(crate) fn prctl_aux(p: &mut P) -> R {
 
 /// ` (A|B)` for the known bits of `v` (nothing when none is known).
 fn aux_flags(p: &mut P, x: xlat::Xlat, v: u64) -> R {
-    if x.iter().any(|&(val, _)| val != 0 && v & val == val) {
+    if x.iter().any(|(val, _)| val != 0 && v & val == val) {
         p.s(" (")?;
         p.flags64(x, v, None)?;
         p.s(")")?;
@@ -978,7 +978,7 @@ fn verbose_flags(p: &mut P, x: xlat::Xlat, v: u64, dflt: &str) -> R {
         return p.s("0");
     }
     p.x(v)?;
-    let known = x.iter().any(|&(val, _)| val != 0 && v & val == val);
+    let known = x.iter().any(|(val, _)| val != 0 && v & val == val);
     p.s(" /* ")?;
     if known {
         p.flags64(x, v, None)?;
