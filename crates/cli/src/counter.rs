@@ -75,7 +75,49 @@ pub fn session_dir(tmp: &Path) -> Result<PathBuf, CounterError> {
             "not a private directory of this user (it must be a directory owned by uid {uid} with mode 0700)"
         )));
     }
+    prune_dead_sessions(&dir, LEFT_FOR, &|pid| {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) != 0 && *libc::__errno_location() == libc::ESRCH }
+    });
     Ok(dir)
+}
+
+/// How long what a launcher killed outright left behind (its session file
+/// and text images, which it removes when it ends normally) is kept.
+const LEFT_FOR: std::time::Duration = std::time::Duration::from_secs(2 * 24 * 3600);
+
+/// Removes the session files and text image directories in `dir` of
+/// launchers that no longer run (`dead(pid)`), untouched for `age`. (A
+/// launcher in another pid namespace may look dead: its files are kept
+/// while they are in use, and the age spares any run of days.)
+fn prune_dead_sessions(dir: &Path, age: std::time::Duration, dead: &dyn Fn(i32) -> bool) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        let Some(pid) = name
+            .strip_prefix("strata-count.")
+            .and_then(|r| r.split('.').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
+        if pid <= 0 || pid == std::process::id() as i32 || !old || !dead(pid) {
+            continue;
+        }
+        let path = e.path();
+        let _ = match e.file_type().is_ok_and(|t| t.is_dir()) {
+            true => fs::remove_dir_all(&path),
+            false => fs::remove_file(&path),
+        };
+    }
 }
 
 impl CounterFile {
@@ -197,6 +239,36 @@ mod tests {
         let d = TempDir::new("counter2");
         let e = CounterFile::create(&d.path().join("missing")).unwrap_err();
         assert!(e.to_string().ends_with("missing: No such file or directory"), "{e}");
+    }
+
+    #[test]
+    fn dead_launchers_leftovers_are_pruned() {
+        let d = TempDir::new("counter-prune");
+        let s = CounterFile::create_session(d.path(), 0, 1 << 16).unwrap();
+        let (file, text) = (s.path().to_path_buf(), s.text_dir());
+        assert!(file.is_file() && text.is_dir());
+        let (dead, live) = (999_999_999, 888_888_888);
+        let left = |pid: i32| {
+            let f = d.path().join(format!("strata-count.{pid}.1.0"));
+            let t = d.path().join(format!("strata-count.{pid}.1.0.text"));
+            fs::write(&f, b"x").unwrap();
+            fs::create_dir_all(t.join("1.2")).unwrap();
+            fs::write(t.join("1.2").join("libc.so.6"), b"x").unwrap();
+            (f, t)
+        };
+        let (df, dt) = left(dead);
+        let (lf, lt) = left(live);
+        fs::write(d.path().join("sites-1.cache"), b"x").unwrap();
+        let is_dead = |p: i32| p == dead || p == std::process::id() as i32;
+        // Recent files stay, whoever left them.
+        prune_dead_sessions(d.path(), LEFT_FOR, &is_dead);
+        assert!(df.is_file() && dt.is_dir() && lf.is_file() && lt.is_dir());
+        // Old ones of dead launchers go, file and images; those of live
+        // launchers, of this one, and site caches stay.
+        prune_dead_sessions(d.path(), std::time::Duration::ZERO, &is_dead);
+        assert!(!df.exists() && !dt.exists(), "a dead launcher's leftovers stayed");
+        assert!(lf.is_file() && lt.is_dir() && file.is_file() && text.is_dir());
+        assert!(d.path().join("sites-1.cache").is_file());
     }
 
     #[test]

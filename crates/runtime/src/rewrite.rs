@@ -957,13 +957,20 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     }
     // dev, ino, size, mtime (s, ns), and which part of the file.
     let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    let cached = cache_find(&key);
+    if let Some((_, _, 0)) = cached {
+        // Nothing to rewrite (most programs' own text: their calls go
+        // through libc).
+        CACHED.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
     let may_make = match crate::textimage::map(addr, map_len, prot, fd, off, &key) {
         crate::textimage::Found::Mapped => return,
         crate::textimage::Found::Absent => true,
         crate::textimage::Found::Unusable => false,
     };
     let text = (addr as u64, len, prot, off as u64);
-    if let Some((c, at, n)) = cache_find(&key) {
+    if let Some((c, at, n)) = cached {
         // Straight from the session's cache (its complete entries never
         // change): no scratch copy, whose pages each process would fault in.
         CACHED.fetch_add(1, Ordering::Relaxed);
