@@ -272,8 +272,10 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
     for opts in ((), ("--policy", "builtin:read-only-fs")):
         r, (mapped, written) = go(*opts)
         assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
-        # ld.so and libc written by /bin/true; mapped by head, the test program and wc.
-        assert written == 2 and mapped >= 6, (opts, mapped, written, r.show())
+        # ld.so and libc written by /bin/true; mapped by head, the test program and wc (6),
+        # but where a process finds the place below a library taken (its pool goes there):
+        # that process rewrites its own copy.
+        assert written == 2 and mapped >= 4, (opts, mapped, written, r.show())
     r, _ = go(argv=("/bin/sh", "-c", "/bin/true; /bin/cat /proc/self/maps"))
     text = [line.split()[-1] for line in r.stdout.decode().splitlines() if " r-xp " in line]
     assert any(re.fullmatch(rf"{sessions}/strata-count\.[^/]+\.text/[0-9a-f.]+/libc\.so\.6", p) for p in text), text

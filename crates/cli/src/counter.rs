@@ -84,12 +84,12 @@ pub fn session_dir(tmp: &Path) -> Result<PathBuf, CounterError> {
 
 /// How long what a launcher killed outright left behind (its session file
 /// and text images, which it removes when it ends normally) is kept.
-const LEFT_FOR: std::time::Duration = std::time::Duration::from_secs(2 * 24 * 3600);
+const LEFT_FOR: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
-/// Removes the session files and text image directories in `dir` of
-/// launchers that no longer run (`dead(pid)`), untouched for `age`. (A
-/// launcher in another pid namespace may look dead: its files are kept
-/// while they are in use, and the age spares any run of days.)
+/// Removes the session files in `dir` of launchers that no longer run
+/// (`dead(pid)`) and that were not written for `age`, with their text
+/// images, and text images whose session file is gone, as old. (A launcher
+/// in another pid namespace looks dead: the age spares any run of days.)
 fn prune_dead_sessions(dir: &Path, age: std::time::Duration, dead: &dyn Fn(i32) -> bool) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -105,6 +105,13 @@ fn prune_dead_sessions(dir: &Path, age: std::time::Duration, dead: &dyn Fn(i32) 
         else {
             continue;
         };
+        let path = e.path();
+        let images = name.ends_with(".text");
+        // A session's images go with its file (the directory's own time
+        // says only when an image was last added).
+        if images && path.with_extension("").exists() {
+            continue;
+        }
         let old = e
             .metadata()
             .and_then(|m| m.modified())
@@ -112,11 +119,27 @@ fn prune_dead_sessions(dir: &Path, age: std::time::Duration, dead: &dyn Fn(i32) 
         if pid <= 0 || pid == std::process::id() as i32 || !old || !dead(pid) {
             continue;
         }
-        let path = e.path();
-        let _ = match e.file_type().is_ok_and(|t| t.is_dir()) {
-            true => fs::remove_dir_all(&path),
-            false => fs::remove_file(&path),
-        };
+        if images {
+            let _ = fs::remove_dir_all(&path);
+        } else {
+            let mut text = path.clone().into_os_string();
+            text.push(".text");
+            let _ = fs::remove_dir_all(PathBuf::from(text));
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// Whether `dir` is on a file system mounted noexec.
+fn noexec(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path and a statvfs for the kernel to fill.
+    unsafe {
+        let mut v: libc::statvfs = std::mem::zeroed();
+        libc::statvfs(c.as_ptr(), &mut v) == 0 && v.f_flag & libc::ST_NOEXEC != 0
     }
 }
 
@@ -157,8 +180,11 @@ impl CounterFile {
                     if cache != 0 {
                         f.set_len((counts::file_size(ring) + cache) as u64).map_err(err)?;
                         // Where the session's processes share rewritten
-                        // code (text images, runtime/src/textimage.rs).
-                        fs::DirBuilder::new().mode(0o700).create(file.text_dir()).map_err(err)?;
+                        // code (text images, runtime/src/textimage.rs),
+                        // unless nothing mapped from there may run.
+                        if !noexec(dir) {
+                            fs::DirBuilder::new().mode(0o700).create(file.text_dir()).map_err(err)?;
+                        }
                     }
                     return Ok(file);
                 }
@@ -258,15 +284,18 @@ mod tests {
         };
         let (df, dt) = left(dead);
         let (lf, lt) = left(live);
+        let orphan = d.path().join("strata-count.777777777.1.0.text");
+        fs::create_dir_all(&orphan).unwrap();
         fs::write(d.path().join("sites-1.cache"), b"x").unwrap();
-        let is_dead = |p: i32| p == dead || p == std::process::id() as i32;
+        let is_dead = |p: i32| p == dead || p == 777_777_777 || p == std::process::id() as i32;
         // Recent files stay, whoever left them.
         prune_dead_sessions(d.path(), LEFT_FOR, &is_dead);
-        assert!(df.is_file() && dt.is_dir() && lf.is_file() && lt.is_dir());
+        assert!(df.is_file() && dt.is_dir() && lf.is_file() && lt.is_dir() && orphan.is_dir());
         // Old ones of dead launchers go, file and images; those of live
         // launchers, of this one, and site caches stay.
         prune_dead_sessions(d.path(), std::time::Duration::ZERO, &is_dead);
         assert!(!df.exists() && !dt.exists(), "a dead launcher's leftovers stayed");
+        assert!(!orphan.exists(), "images without a session file stayed");
         assert!(lf.is_file() && lt.is_dir() && file.is_file() && text.is_dir());
         assert!(d.path().join("sites-1.cache").is_file());
     }

@@ -247,9 +247,9 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
             _ => DECLINED.fetch_add(1, Ordering::Relaxed),
         };
     }
-    POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Relaxed);
     POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
-    POOL_META[pool][2].store(text as usize, Ordering::Release);
+    POOL_META[pool][2].store(text as usize, Ordering::Relaxed);
+    POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Release);
     IMAGED.fetch_add(1, Ordering::Relaxed);
 }
 
@@ -374,7 +374,7 @@ pub fn trampoline_at(pc: u64) -> Option<u64> {
     for (p, m) in POOLS.iter().zip(&POOL_META).take(NPOOLS.load(Ordering::Acquire)) {
         let (base, meta, n) = (
             p[0].load(Ordering::Relaxed) as u64,
-            m[0].load(Ordering::Relaxed),
+            m[0].load(Ordering::Acquire),
             m[1].load(Ordering::Relaxed),
         );
         if meta == 0 || pc < base || pc >= p[2].load(Ordering::Relaxed) as u64 {
@@ -490,6 +490,13 @@ pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
     POOLS[n][2].store(c + size, Ordering::Release);
     NPOOLS.store(n + 1, Ordering::Release);
     Some(n)
+}
+
+/// Pool `i`, made for a text image that could not be mapped, becomes an
+/// ordinary pool (under the lock).
+pub(crate) fn release_pool(i: usize) {
+    let base = POOLS[i][0].load(Ordering::Relaxed);
+    POOLS[i][1].store(base + 4096, Ordering::Release);
 }
 
 /// Space for a trampoline of `len` bytes for `site` (`live`: at an address
@@ -964,11 +971,13 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
         CACHED.fetch_add(1, Ordering::Relaxed);
         return;
     }
-    let may_make = match crate::textimage::map(addr, map_len, prot, fd, off, &key) {
-        crate::textimage::Found::Mapped => return,
-        crate::textimage::Found::Absent => true,
-        crate::textimage::Found::Unusable => false,
+    let ikey = crate::textimage::key(&key, &st, fd);
+    let may_make = match ikey.map(|k| crate::textimage::map(addr, map_len, prot, fd, off, &k)) {
+        Some(crate::textimage::Found::Mapped) => return,
+        Some(crate::textimage::Found::Absent) => true,
+        _ => false,
     };
+    let ikey = ikey.as_ref();
     let text = (addr as u64, len, prot, off as u64);
     if let Some((c, at, n)) = cached {
         // Straight from the session's cache (its complete entries never
@@ -982,7 +991,7 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
         rewrite_text(
             text,
             (0..n).map(rec),
-            crate::textimage::wanted(pages).then_some((fd, &key, n)),
+            ikey.filter(|_| crate::textimage::wanted(pages)).map(|k| (fd, k, n)),
         );
         return;
     }
@@ -1003,7 +1012,7 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     rewrite_text(
         text,
         recs.iter().copied(),
-        crate::textimage::wanted(pages).then_some((fd, &key, n)),
+        ikey.filter(|_| crate::textimage::wanted(pages)).map(|k| (fd, k, n)),
     );
 }
 
@@ -1027,7 +1036,7 @@ fn distinct_pages(recs: impl Iterator<Item = Rec>) -> usize {
 fn rewrite_text(
     text: (u64, usize, usize, u64),
     recs: impl Iterator<Item = Rec>,
-    image: Option<(usize, &[u64; 7], usize)>,
+    image: Option<(usize, &crate::textimage::Key, usize)>,
 ) {
     let (addr, len, prot, off) = text;
     let made = image.and_then(|(fd, key, n)| {

@@ -25,7 +25,8 @@
 //! `pool` (a header in place of the page of entry addresses, then what the
 //! pool holds). The link `KEY` to the directory publishes an image once it
 //! is written whole; images never change afterwards. They are keyed by the
-//! library file's device, inode, size, modification time and mapped range;
+//! library file's device, inode, size, modification and change times and
+//! mapped range (files in memory, such as memfds, get none: see [`key`]);
 //! the stack, and so which calls skip strata, is the same for every process
 //! of a session. The launcher's own first process makes none (a run of one
 //! program would pay for a copy nobody uses); a program it starts makes the
@@ -51,12 +52,42 @@ pub const MIN_PAGES: usize = 4;
 const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT01");
 /// Header words (at the start of the pool file).
 const H_MAGIC: usize = 0;
-const H_KEY: usize = 1; // 7 words
-const H_DELTA: usize = 8;
-const H_TRAMP_LEN: usize = 9;
-const H_NSITES: usize = 10;
-const H_POOL_LEN: usize = 11;
-const H_WORDS: usize = 12;
+const H_KEY: usize = 1; // KEY_WORDS words
+const H_DELTA: usize = H_KEY + KEY_WORDS;
+const H_TRAMP_LEN: usize = H_DELTA + 1;
+const H_NSITES: usize = H_DELTA + 2;
+const H_POOL_LEN: usize = H_DELTA + 3;
+const H_WORDS: usize = H_DELTA + 4;
+
+/// What an image is of: the library file's device, inode, size,
+/// modification time (s, ns), the mapped range (offset, length), and its
+/// change time (s, ns), which no one can set back (an image of a file
+/// changed in place since is never used).
+pub type Key = [u64; KEY_WORDS];
+pub const KEY_WORDS: usize = 9;
+
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+const HUGETLBFS_MAGIC: i64 = 0x9584_58f6;
+
+/// The image key of the mapping of `fd` whose site cache key is `sites`
+/// (`st`: the file's `struct stat`). None for files in memory (tmpfs,
+/// memfds, hugetlbfs): a program that writes code into one through another
+/// mapping changes neither time.
+pub fn key(sites: &[u64; 7], st: &[u64; 18], fd: usize) -> Option<Key> {
+    let mut sfs = [0i64; 15];
+    // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
+    if unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) } != 0
+        || sfs[0] == TMPFS_MAGIC
+        || sfs[0] == HUGETLBFS_MAGIC
+    {
+        return None;
+    }
+    let mut k = [0u64; KEY_WORDS];
+    k[..7].copy_from_slice(sites);
+    k[7] = st[13];
+    k[8] = st[14];
+    Some(k)
+}
 
 /// One site in an image: `tramp_off | len << 32 | state << 40`, the
 /// `syscall`'s offset from the mapping's start, `Site::lens`, the call
@@ -117,7 +148,7 @@ impl PathBuf {
 }
 
 /// The image's name: 16 hex digits of its key.
-fn key_hash(key: &[u64; 7]) -> u64 {
+fn key_hash(key: &Key) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for v in key {
         for b in v.to_le_bytes() {
@@ -157,7 +188,7 @@ fn close(fd: usize) {
 /// The private file mapping [addr, addr+len) (file offset `off`, protection
 /// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
 /// its image over it, if the session has one.
-pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[u64; 7]) -> Found {
+pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key) -> Found {
     let open = |name: &[u8]| -> isize {
         let Some(mut path) = image_dir() else {
             return -sys::ENOENT;
@@ -188,7 +219,7 @@ pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[u
     found
 }
 
-fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[u64; 7], img: (usize, usize)) -> Found {
+fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, img: (usize, usize)) -> Found {
     let (text, pool_fd) = img;
     let mut h = [0u64; H_WORDS];
     // SAFETY: reading into a local buffer of H_WORDS words.
@@ -205,7 +236,7 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[
     };
     if r != (H_WORDS * 8) as isize
         || h[H_MAGIC] != MAGIC
-        || h[H_KEY..H_KEY + 7] != key[..]
+        || h[H_KEY..H_KEY + KEY_WORDS] != key[..]
         || pool_len > rewrite::POOL_SIZE
         || n > MAX_ENTRIES
         || tramp_len > rewrite::POOL_SIZE
@@ -231,6 +262,8 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[
             )
         };
         if t < 0 {
+            // (A file system mounted noexec, say.) An ordinary pool.
+            rewrite::release_pool(pool);
             return Found::Unusable;
         }
         // SAFETY: as above.
@@ -239,6 +272,7 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &[
             // Put the library back (MAP_FIXED may have unmapped it).
             // SAFETY: as above, from the program's own descriptor.
             let back = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, fd, off]) };
+            rewrite::release_pool(pool);
             return if back as usize == addr {
                 Found::Unusable
             } else {
@@ -274,7 +308,7 @@ pub fn write(
     len: usize,
     fd: usize,
     off: usize,
-    key: &[u64; 7],
+    key: &Key,
     pool: (usize, usize, usize),
     sites: &[Entry],
 ) -> bool {
@@ -386,7 +420,7 @@ fn write_open(
     len: usize,
     fd: usize,
     off: usize,
-    key: &[u64; 7],
+    key: &Key,
     pool: (usize, usize, usize),
     sites: &[Entry],
     out: (usize, usize),
@@ -420,7 +454,7 @@ fn write_open(
     }
     let mut h = [0u64; H_WORDS];
     h[H_MAGIC] = MAGIC;
-    h[H_KEY..H_KEY + 7].copy_from_slice(key);
+    h[H_KEY..H_KEY + KEY_WORDS].copy_from_slice(key);
     h[H_DELTA] = (addr - base) as u64;
     h[H_TRAMP_LEN] = tramp_len as u64;
     h[H_NSITES] = sites.len() as u64;

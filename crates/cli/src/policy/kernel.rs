@@ -489,9 +489,10 @@ fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
         c = add(c, s, AccessFs::ReadFile | AccessFs::WriteFile)?;
     }
     if let Some(d) = &needs.text_dir {
-        // The session's text images: made, renamed and read by its own
-        // processes only (what a sandboxed program writes there reaches
-        // no other session and no later run).
+        // The session's text images: made and read by its own processes
+        // only (what a sandboxed program writes there reaches its sibling
+        // processes, under the same rules, but no other session and no
+        // later run: docs/policy.md, Limits).
         c = add(
             c,
             d,
