@@ -50,7 +50,7 @@ use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED
 /// kernel filter that refused them would stop strata, so they stay open in
 /// the kernel filters; the `policy` layer still refuses them to the
 /// program. A unit test checks the runtime's sources name no other call.
-pub const STRATA_NEEDS: [&str; 59] = [
+pub const STRATA_NEEDS: [&str; 60] = [
     "read",
     "write",
     "open",
@@ -108,10 +108,11 @@ pub const STRATA_NEEDS: [&str; 59] = [
     "getdents64",
     "getsockopt",
     // Text images (runtime/src/textimage.rs): copied and published in the
-    // session's own directory.
+    // session's own directory (none of files in memory: fstatfs).
     "sendfile",
     "mkdir",
     "symlink",
+    "fstatfs",
 ];
 
 /// Also issued by the `policy` layer itself (accept's peer and port).
