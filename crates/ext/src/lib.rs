@@ -82,6 +82,15 @@ pub trait Extension: Sync + Sized + 'static {
     /// arguments before the program starts), before the program.
     fn new(args: &str) -> Result<Self, InitError>;
 
+    /// Builds the extension in `slot`, where it stays (strata's arena for
+    /// built-ins). The default moves what [`Extension::new`] returns into
+    /// it; a layer with a large state can build it in place instead, so
+    /// that starting a process does not copy it (and fault in the pages of
+    /// every copy).
+    fn new_in<'a>(slot: &'a mut core::mem::MaybeUninit<Self>, args: &str) -> Result<&'a mut Self, InitError> {
+        Ok(slot.write(Self::new(args)?))
+    }
+
     /// The calls this layer sees. Calls outside it go straight past.
     fn interest(&self) -> Interest;
 

@@ -40,17 +40,17 @@ fn put(err: &mut [u8; 256], m: &[u8]) -> usize {
 
 #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
 fn build<E: Extension>(args: &str, name: &'static [u8]) -> Result<ExtDesc, InitError> {
-    let e = E::new(args)?;
-    let slot = place(e).ok_or_else(|| InitError::new("out of memory for extension state"))?;
-    Ok(strata_ext::describe(slot, name))
+    let slot = reserve::<E>().ok_or_else(|| InitError::new("out of memory for extension state"))?;
+    let e: &'static E = E::new_in(slot, args)?;
+    Ok(strata_ext::describe(e, name))
 }
 
 const ARENA_SIZE: usize = 64 << 20;
 static ARENA: AtomicUsize = AtomicUsize::new(0);
 static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
 
-/// Moves `v` into the arena for the rest of the process's life.
-fn place<T>(v: T) -> Option<&'static T> {
+/// Room in the arena for a `T`, for the rest of the process's life.
+fn reserve<T>() -> Option<&'static mut core::mem::MaybeUninit<T>> {
     if ARENA.load(Ordering::Relaxed) == 0 {
         // Reserved, not committed: untouched pages cost nothing.
         let m = sys::mmap_anon(ARENA_SIZE, sys::PROT_READ | sys::PROT_WRITE)?;
@@ -65,13 +65,9 @@ fn place<T>(v: T) -> Option<&'static T> {
         return None;
     }
     ARENA_USED.store(end - base, Ordering::Relaxed);
-    let p = start as *mut T;
     // SAFETY: [start, end) is inside our arena, aligned for T, and handed out
-    // once (single-threaded start-up).
-    unsafe {
-        p.write(v);
-        Some(&*p)
-    }
+    // once (single-threaded start-up); MaybeUninit asks nothing of it.
+    Some(unsafe { &mut *(start as *mut core::mem::MaybeUninit<T>) })
 }
 
 /// `null`: sees every call and passes it on; the cost of one layer.
