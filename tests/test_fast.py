@@ -276,7 +276,8 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
         # but where a process finds the place below a library taken (its pool goes there):
         # that process rewrites its own copy.
         assert written == 2 and mapped >= 4, (opts, mapped, written, r.show())
-    r, _ = go(argv=("/bin/sh", "-c", "/bin/true; /bin/cat /proc/self/maps"))
+    # (three readers: one that found the place below libc taken shows libc itself)
+    r, _ = go(argv=("/bin/sh", "-c", "/bin/true" + "; /bin/cat /proc/self/maps" * 3))
     text = [line.split()[-1] for line in r.stdout.decode().splitlines() if " r-xp " in line]
     assert any(re.fullmatch(rf"{sessions}/strata-count\.[^/]+\.text/[0-9a-f.]+/libc\.so\.6", p) for p in text), text
     off, _ = go("--rewrite=off")

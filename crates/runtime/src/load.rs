@@ -209,25 +209,37 @@ fn randomized() -> bool {
     p >= 0 && p & 0x0040000 == 0 // ADDR_NO_RANDOMIZE
 }
 
+/// Room left free below an interpreter strata maps.
+const BELOW_ROOM: usize = 256 << 10;
+
 /// Maps an ELF file's segments; returns the load bias.
 fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     let lo = p.lo() as usize;
     let span = (p.hi() - p.lo()) as usize;
     let base = if p.pie {
+        // Where the kernel chooses (the interpreter), the space right below
+        // is left free: a text image's pool goes there (textimage.rs), and
+        // a gap the kernel filled exactly would have none.
+        let room = if hint == 0 { BELOW_ROOM } else { 0 };
         // SAFETY: a fresh PROT_NONE reservation at a kernel-chosen address.
-        sys::check(unsafe {
+        let r = sys::check(unsafe {
             sys::sc(
                 Sysno::mmap,
                 &[
                     hint,
-                    span,
+                    span + room,
                     0,
                     sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE,
                     usize::MAX,
                     0,
                 ],
             )
-        })?
+        })?;
+        if room != 0 {
+            // SAFETY: the low end of the reservation we just made.
+            unsafe { sys::sc(Sysno::munmap, &[r, room]) };
+        }
+        r + room
     } else {
         // SAFETY: reserving the fixed range the executable needs, failing
         // rather than replacing anything already there.
