@@ -13,8 +13,9 @@
 //! A jump's displacement depends on where the trampoline is relative to the
 //! site, so an image's pool sits at a fixed distance from the library: right
 //! below the address at which the mapping's file offset 0 would be (the
-//! free space the kernel leaves below a library it has just placed), as
-//! long as its trampolines and site table need. When that space is taken,
+//! free space the kernel leaves below a library it has just placed, unless
+//! the library filled a gap exactly; strata's loader leaves 256 KiB free
+//! below the interpreter), as long as its trampolines and site table need. When that space is taken,
 //! the process rewrites its own copy as before. The pool's first page, which
 //! holds the addresses of strata's entry points, is the process's own:
 //! strata-rt is mapped at a different address in every process.
