@@ -560,14 +560,8 @@ struct Packed<const N: usize> {
 
 impl<const N: usize> Packed<N> {
     const fn new(all: &'static str, lens: [usize; N]) -> Packed<N> {
-        let mut end = [0u16; N];
-        let (mut at, mut i) = (0, 0);
-        while i < N {
-            at += lens[i];
-            end[i] = at as u16;
-            i += 1;
-        }
-        assert!(at == all.len() && at <= u16::MAX as usize);
+        let end = crate::xlat::ends(lens);
+        assert!(N == 0 || end[N - 1] as usize == all.len());
         Packed { all, end }
     }
 

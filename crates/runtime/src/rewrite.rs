@@ -1051,7 +1051,7 @@ fn rewrite_text(
         patch_all(addr, len, prot, off, recs, None);
         return;
     };
-    let Some(scratch) = Scratch::new() else {
+    let Some(scratch) = Scratch::<crate::textimage::Entry, { crate::textimage::MAX_ENTRIES }>::new() else {
         patch_all(addr, len, prot, off, recs, None);
         return;
     };
@@ -1084,32 +1084,6 @@ fn rewrite_text(
         )
     {
         IMAGES.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-/// A scratch table of image entries, in a mapping of its own.
-struct Scratch(usize);
-
-impl Scratch {
-    const BYTES: usize = crate::textimage::MAX_ENTRIES * 32;
-
-    fn new() -> Option<Scratch> {
-        sys::mmap_anon(Self::BYTES, sys::PROT_READ | sys::PROT_WRITE).map(Scratch)
-    }
-
-    fn buf(&self) -> &'static mut [crate::textimage::Entry] {
-        // SAFETY: our own zeroed mapping of MAX_ENTRIES entries, used by one
-        // call of `rewrite_text`.
-        unsafe {
-            core::slice::from_raw_parts_mut(self.0 as *mut crate::textimage::Entry, crate::textimage::MAX_ENTRIES)
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // SAFETY: unmapping our own scratch mapping.
-        unsafe { sys::sc(Sysno::munmap, &[self.0, Self::BYTES]) };
     }
 }
 
@@ -1218,24 +1192,29 @@ impl Rec {
     }
 }
 
-/// A scratch array of records, in a mapping of its own.
-struct Recs(usize);
+/// A scratch array of `N` `T`s (zeroed: all-zero must be a valid `T`), in
+/// a mapping of its own, used by one call at a time.
+struct Scratch<T, const N: usize>(usize, core::marker::PhantomData<T>);
 
-impl Recs {
-    const BYTES: usize = MAX_RECS * core::mem::size_of::<Rec>();
+/// The records of one scan.
+type Recs = Scratch<Rec, MAX_RECS>;
 
-    fn new() -> Option<Recs> {
-        sys::mmap_anon(Self::BYTES, sys::PROT_READ | sys::PROT_WRITE).map(Recs)
+impl<T, const N: usize> Scratch<T, N> {
+    const BYTES: usize = N * core::mem::size_of::<T>();
+
+    fn new() -> Option<Self> {
+        sys::mmap_anon(Self::BYTES, sys::PROT_READ | sys::PROT_WRITE).map(|m| Scratch(m, core::marker::PhantomData))
     }
 
-    fn buf(&self) -> &'static mut [Rec] {
-        // SAFETY: our own mapping of MAX_RECS records, zeroed, used by one
-        // scan (under no lock: each call makes its own).
-        unsafe { core::slice::from_raw_parts_mut(self.0 as *mut Rec, MAX_RECS) }
+    fn buf(&self) -> &'static mut [T] {
+        // SAFETY: our own zeroed mapping of N `T`s (for which zero bytes
+        // are valid: plain integers), used by one call (under no lock: each
+        // call makes its own).
+        unsafe { core::slice::from_raw_parts_mut(self.0 as *mut T, N) }
     }
 }
 
-impl Drop for Recs {
+impl<T, const N: usize> Drop for Scratch<T, N> {
     fn drop(&mut self) {
         // SAFETY: unmapping our own scratch mapping.
         unsafe { sys::sc(Sysno::munmap, &[self.0, Self::BYTES]) };

@@ -1,6 +1,6 @@
 //! Text images: rewritten code shared between the processes of a session.
 //!
-//! Rewriting a library's sites writes a `jmp` into some sixty of libc's
+//! Rewriting a library's sites writes a `jmp` into dozens of libc's
 //! pages, and each written page is a copy-on-write fault: at every exec, for
 //! every process, the same copies of the same pages. A text image is that
 //! work done once per session: a copy of the library file whose text holds
@@ -314,46 +314,14 @@ pub fn write(
     sites: &[Entry],
 ) -> bool {
     // The library's own name, so that /proc/self/maps still ends in it.
-    let mut lib = PathBuf::new();
-    let mut proc = PathBuf::new();
-    let named = proc.push(b"/proc/self/fd/").and_then(|p| {
-        let mut d = [0u8; 20];
-        let (mut v, mut k) = (fd, d.len());
-        loop {
-            k -= 1;
-            d[k] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        p.push(&d[k..])
-    });
-    let n = match named {
-        // SAFETY: a NUL-terminated path and a buffer of the length given.
-        Some(p) => unsafe {
-            sys::sc(
-                Sysno::readlink,
-                &[p.ptr(), lib.buf.as_mut_ptr() as usize, lib.buf.len() - 1],
-            )
-        },
-        None => -1,
-    };
-    let name: &[u8] = match n {
-        n if n > 0 => {
-            let full = &lib.buf[..n as usize];
-            full.rsplit(|&c| c == b'/')
-                .next()
-                .filter(|b| !b.is_empty())
-                .unwrap_or(b"image")
-        }
-        _ => b"image",
-    };
-    let mut base = [0u8; 256];
-    let name = {
-        let k = name.len().min(base.len());
-        base[..k].copy_from_slice(&name[..k]);
-        &base[..k]
+    let mut lib = crate::load::Path::new();
+    let name: &[u8] = match crate::load::fd_name(fd, &mut lib) {
+        Ok(n) => lib.buf[..n]
+            .rsplit(|&c| c == b'/')
+            .next()
+            .filter(|b| !b.is_empty())
+            .unwrap_or(b"image"),
+        Err(_) => b"image",
     };
     let h = key_hash(key);
     // SESSION.text/PID.KEY/{NAME,pool,text -> NAME}, then the link
