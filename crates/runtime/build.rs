@@ -12,5 +12,9 @@ fn main() {
     ] {
         println!("cargo:rustc-link-arg-bin=strata-rt={arg}");
     }
+    // The large buffers go in a section of their own (big-bss.ld says why).
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    println!("cargo:rustc-link-arg-bin=strata-rt=-Wl,-T,{dir}/big-bss.ld");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=big-bss.ld");
 }

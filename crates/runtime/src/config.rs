@@ -11,6 +11,7 @@ static FLAGS: AtomicU32 = AtomicU32::new(0);
 static MASK: AtomicU64 = AtomicU64::new(0);
 static HAS_MASK: AtomicU32 = AtomicU32::new(0);
 static mut SESSION: Path = Path::new();
+#[link_section = ".bss.big.spec"]
 static mut SPEC: [u8; strata_proto::SPEC_MAX] = [0; strata_proto::SPEC_MAX];
 static mut SPEC_LEN: usize = 0;
 static mut RUNTIME: Path = Path::new();

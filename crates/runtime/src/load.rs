@@ -174,9 +174,12 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
     }
 }
 
+#[link_section = ".bss.big.main_head"]
 static mut MAIN_HEAD: [u8; HEAD_MAX] = [0; HEAD_MAX];
+#[link_section = ".bss.big.interp_head"]
 static mut INTERP_HEAD: [u8; HEAD_MAX] = [0; HEAD_MAX];
 /// Strings of the `#!` chain: interpreters and their arguments.
+#[link_section = ".bss.big.script_lines"]
 static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1];
 
 /// Canonical path of the ELF file being run (what /proc/self/exe names).

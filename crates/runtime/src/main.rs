@@ -71,6 +71,7 @@ struct Arena;
 const ARENA_SIZE: usize = 1 << 20;
 #[repr(align(4096))]
 struct ArenaBytes(#[allow(dead_code)] [u8; ARENA_SIZE]);
+#[link_section = ".bss.big.arena"]
 static mut ARENA: ArenaBytes = ArenaBytes([0; ARENA_SIZE]);
 static ARENA_USED: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 

@@ -156,7 +156,9 @@ const RETIRED_SITE: u8 = 4;
 /// address lives in one tier for good and readers need no lock.
 const TIERS: [usize; 3] = [1 << 10, 1 << 12, 1 << 14];
 static SITES0: [[AtomicU64; 2]; TIERS[0]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[0]];
+#[link_section = ".bss.big.sites1"]
 static SITES1: [[AtomicU64; 2]; TIERS[1]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[1]];
+#[link_section = ".bss.big.sites2"]
 static SITES2: [[AtomicU64; 2]; TIERS[2]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[2]];
 /// Entries (tombstones included) per tier.
 static NSITES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
@@ -360,6 +362,7 @@ static STRATA_POOL_HI: AtomicU64 = AtomicU64::new(0);
 /// Every trampoline: (its address, site start | len << 56, the lengths of
 /// its instructions, `Site::lens`).
 const MAX_TRAMPS: usize = 1 << 14;
+#[link_section = ".bss.big.tramps"]
 static TRAMPS: [[AtomicU64; 3]; MAX_TRAMPS] = [const { [const { AtomicU64::new(0) }; 3] }; MAX_TRAMPS];
 static NTRAMPS: AtomicUsize = AtomicUsize::new(0);
 
@@ -611,6 +614,7 @@ struct Writer {
 
 const STAGE: usize = 1 << 16;
 /// Staged trampolines (used under LOCK only).
+#[link_section = ".bss.big.stage_buf"]
 static mut STAGE_BUF: [u8; STAGE] = [0; STAGE];
 
 /// A site write of a direct batch whose trampoline is still staged: where,
@@ -624,6 +628,7 @@ struct Pending {
 
 const MAX_PENDING: usize = 256;
 /// (used under LOCK only)
+#[link_section = ".bss.big.pending"]
 static mut PENDING: [Pending; MAX_PENDING] = [Pending {
     at: 0,
     len: 0,

@@ -157,6 +157,7 @@ pub const OFF_NATIVE_CALLS: usize = core::mem::offset_of!(Thread, native_calls);
 const _: () = assert!(core::mem::offset_of!(Thread, this) == 0);
 const _: () = assert!(core::mem::size_of::<Thread>() <= 4096);
 
+#[link_section = ".bss.big.pool"]
 static POOL: [AtomicPtr<Thread>; MAX_THREADS] = [const { AtomicPtr::new(core::ptr::null_mut()) }; MAX_THREADS];
 static POOL_LEN: AtomicUsize = AtomicUsize::new(0);
 
