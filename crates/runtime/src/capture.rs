@@ -80,16 +80,17 @@ pub fn enable_for_main_thread() {
     let t = thread::current();
     t.tid = sys::gettid();
     t.pid = sys::getpid_now();
-    signals::install_sigsys_handler();
-    // Also without layers: the fast path copies program memory directly
-    // and recovers from a fault through the guard.
-    signals::install_fault_guards();
     // The program's mask: handed over by the runtime that exec'd us (which
     // execs with every signal blocked, so that one arriving meanwhile stays
     // pending for this image: it is delivered here, as natively after an
     // exec) or, at the launcher's start, inherited. A blocked SIGSYS
     // becomes virtual.
     let handed = crate::config::program_mask();
+    // Also without layers: the fast path copies program memory directly
+    // and recovers from a fault through the guard. The guards first: the
+    // SIGSYS handler's mask depends on them.
+    signals::install_fault_guards(handed.is_some());
+    signals::install_sigsys_handler(handed.is_some());
     let mask = handed.unwrap_or_else(sys::sigmask);
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;

@@ -16,11 +16,15 @@ static mut SPEC: [u8; strata_proto::SPEC_MAX] = [0; strata_proto::SPEC_MAX];
 static mut SPEC_LEN: usize = 0;
 static mut RUNTIME: Path = Path::new();
 
-/// Records the configuration and our own path (to re-exec on execve).
+/// Records the configuration and our own path (to re-exec on execve):
+/// `execfn`, the path the kernel was given to exec strata-rt (AT_EXECFN),
+/// when it is absolute (the launcher and strata-rt itself exec it by its
+/// absolute path); otherwise what /proc/self/exe names (a lookup in /proc
+/// costs about as much as the rest of the configuration together).
 ///
 /// # Safety
 /// Called once at start, single-threaded.
-pub unsafe fn init(c: &Config) -> Result<(), isize> {
+pub unsafe fn init(c: &Config, execfn: Option<&[u8]>) -> Result<(), isize> {
     FLAGS.store(c.flags, Ordering::Relaxed);
     if let Some(m) = c.mask {
         MASK.store(m, Ordering::Relaxed);
@@ -32,13 +36,18 @@ pub unsafe fn init(c: &Config) -> Result<(), isize> {
         let spec = c.spec(&mut *core::ptr::addr_of_mut!(SPEC)).map_err(|_| sys::EINVAL)?;
         SPEC_LEN = spec.len();
         let rt = &mut *core::ptr::addr_of_mut!(RUNTIME);
-        let r = sys::sc(
-            Sysno::readlink,
-            &[c"/proc/self/exe".as_ptr() as usize, rt.buf.as_mut_ptr() as usize, 4096],
-        );
-        let n = sys::check(r)?;
-        rt.buf[n] = 0;
-        rt.len = n;
+        match execfn {
+            Some(p) if p.first() == Some(&b'/') => rt.set(p)?,
+            _ => {
+                let r = sys::sc(
+                    Sysno::readlink,
+                    &[c"/proc/self/exe".as_ptr() as usize, rt.buf.as_mut_ptr() as usize, 4096],
+                );
+                let n = sys::check(r)?;
+                rt.buf[n] = 0;
+                rt.len = n;
+            }
+        }
     }
     Ok(())
 }
@@ -78,8 +87,7 @@ pub fn runtime_path() -> &'static Path {
 
 /// What /proc/self/exe should name.
 pub fn exe() -> &'static Path {
-    // SAFETY: written once by the loader at start, read-only afterwards.
-    unsafe { &*core::ptr::addr_of!(crate::load::EXE) }
+    crate::load::exe()
 }
 
 const PREFIX: &[u8] = b"STRATA_RT=";

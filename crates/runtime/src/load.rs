@@ -8,6 +8,7 @@
 
 use crate::out;
 use crate::sys::{self, Sysno};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use strata_loader::{classify, page_up, plan, Kind, LoadError, Plan, MAX_SCRIPT_DEPTH, PAGE, PROBE_LEN};
 
 const PATH_MAX: usize = 4096;
@@ -58,6 +59,8 @@ impl Path {
 struct File {
     fd: usize,
     size: u64,
+    dev: u64,
+    ino: u64,
 }
 
 impl Drop for File {
@@ -81,7 +84,12 @@ fn open_exec(path: &Path) -> Result<File, isize> {
             &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0],
         )
     })?;
-    let mut file = File { fd, size: 0 };
+    let mut file = File {
+        fd,
+        size: 0,
+        dev: 0,
+        ino: 0,
+    };
     let mut st = [0u64; 18];
     // SAFETY: `st` is large enough for struct stat (144 bytes).
     sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) })?;
@@ -90,6 +98,7 @@ fn open_exec(path: &Path) -> Result<File, isize> {
         return Err(sys::EACCES); // directories and devices: EACCES, as execve says
     }
     file.size = st[6];
+    (file.dev, file.ino) = (st[0], st[1]);
     Ok(file)
 }
 
@@ -123,8 +132,18 @@ fn pread(f: &File, buf: &mut [u8], off: u64) -> Result<usize, isize> {
 /// then what `head_needed` asks for beyond it. Each page of the buffer read
 /// into is a fault at every exec, so only what is needed is read.
 fn read_head<'b>(f: &File, buf: &'b mut [u8]) -> Result<&'b [u8], isize> {
+    read_head_after(f, buf, 0)
+}
+
+/// [`read_head`] when `buf` already holds the file's first `have` bytes.
+fn read_head_after<'b>(f: &File, buf: &'b mut [u8], have: usize) -> Result<&'b [u8], isize> {
     let max = HEAD_MAX.min(f.size as usize).min(buf.len());
-    let mut n = pread(f, &mut buf[..max.min(4096)], 0)?;
+    let first = max.min(4096);
+    let mut n = if have >= first {
+        have.min(max)
+    } else {
+        pread(f, &mut buf[..first], 0)?
+    };
     // Program headers first, then (with them in hand) the interpreter path.
     for _ in 0..2 {
         let want = strata_loader::head_needed(&buf[..n]).min(max);
@@ -182,8 +201,98 @@ static mut INTERP_HEAD: [u8; HEAD_MAX] = [0; HEAD_MAX];
 #[link_section = ".bss.big.script_lines"]
 static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1];
 
-/// Canonical path of the ELF file being run (what /proc/self/exe names).
-pub static mut EXE: Path = Path::new();
+/// Canonical path of the ELF file being run (what /proc/self/exe names),
+/// worked out the first time it is asked for ([`exe`]): finding it takes
+/// a lookup in /proc, which costs a start about as much as reading the
+/// launch configuration, and most programs never ask.
+static mut EXE: Path = Path::new();
+/// The ELF file as the loader opened it (absolute), and its device and
+/// inode, from which [`exe`] finds the canonical name.
+static mut EXE_OPENED: Path = Path::new();
+static EXE_ID: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static EXE_READY: AtomicU32 = AtomicU32::new(0);
+
+/// Canonical path of the ELF file being run. The first call opens the file
+/// the loader opened again (O_PATH) and asks the kernel for its name; if the
+/// file has been removed or replaced since, the answer is the path the
+/// loader opened followed by ` (deleted)`, as the kernel says of a removed
+/// executable (a program renamed elsewhere since would show its new name
+/// natively).
+pub fn exe() -> &'static Path {
+    if EXE_READY.load(Ordering::Acquire) == 0 {
+        // The rewrite lock: fork waits for it, so no child inherits a half-made name.
+        crate::rewrite::lock();
+        if EXE_READY.load(Ordering::Relaxed) == 0 {
+            // SAFETY: written under the lock, read only once EXE_READY is set.
+            unsafe { find_exe(&mut *core::ptr::addr_of_mut!(EXE), &*core::ptr::addr_of!(EXE_OPENED)) };
+            EXE_READY.store(1, Ordering::Release);
+        }
+        crate::rewrite::unlock();
+    }
+    // SAFETY: complete and no longer written once EXE_READY is set.
+    unsafe { &*core::ptr::addr_of!(EXE) }
+}
+
+fn find_exe(out: &mut Path, opened: &Path) {
+    const O_PATH: usize = 0o10000000;
+    // SAFETY: `opened` is NUL-terminated.
+    let fd = unsafe {
+        sys::sc(
+            Sysno::openat,
+            &[sys::AT_FDCWD as usize, opened.ptr(), O_PATH | sys::O_CLOEXEC],
+        )
+    };
+    if fd >= 0 {
+        let fd = fd as usize;
+        let mut st = [0u64; 18];
+        // SAFETY: `st` is large enough for struct stat.
+        let same = unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } == 0
+            && st[0] == EXE_ID[0].load(Ordering::Relaxed)
+            && st[1] == EXE_ID[1].load(Ordering::Relaxed);
+        let named = same && fd_name(fd, out).is_ok();
+        // SAFETY: closing the descriptor opened above.
+        unsafe { sys::sc(Sysno::close, &[fd]) };
+        if named {
+            return;
+        }
+    }
+    let deleted = b" (deleted)";
+    let n = opened.len.min(PATH_MAX - deleted.len());
+    out.buf[..n].copy_from_slice(&opened.buf[..n]);
+    out.buf[n..n + deleted.len()].copy_from_slice(deleted);
+    out.len = n + deleted.len();
+    out.buf[out.len] = 0;
+}
+
+/// Records the ELF file the loader opened as `path` (relative to the
+/// working directory unless absolute) for [`exe`].
+fn note_exe(path: &Path, f: &File) {
+    EXE_ID[0].store(f.dev, Ordering::Relaxed);
+    EXE_ID[1].store(f.ino, Ordering::Relaxed);
+    // SAFETY: single-threaded start.
+    let o = unsafe { &mut *core::ptr::addr_of_mut!(EXE_OPENED) };
+    if path.bytes().first() == Some(&b'/') {
+        let _ = o.set(path.bytes());
+        return;
+    }
+    // SAFETY: getcwd into our own buffer, its size passed.
+    let r = unsafe { sys::sc(Sysno::getcwd, &[o.buf.as_mut_ptr() as usize, PATH_MAX]) };
+    // getcwd's length counts the NUL.
+    let Ok(n) = sys::check(r).map(|n| n.saturating_sub(1)) else {
+        let _ = o.set(path.bytes());
+        return;
+    };
+    let rel = path.bytes();
+    let rel = rel.strip_prefix(b"./").unwrap_or(rel);
+    if n + 1 + rel.len() > PATH_MAX {
+        let _ = o.set(path.bytes());
+        return;
+    }
+    o.buf[n] = b'/';
+    o.buf[n + 1..n + 1 + rel.len()].copy_from_slice(rel);
+    o.len = n + 1 + rel.len();
+    o.buf[o.len] = 0;
+}
 
 fn fail(path: &[u8], e: isize) -> ! {
     out::file_error(path, out::strerror(e));
@@ -408,9 +517,12 @@ pub unsafe fn start(si: &StartInfo) -> ! {
             }
             fail(path.bytes(), e)
         });
-        let n = pread(&f, &mut main_head[..PROBE_LEN], 0).unwrap_or_else(|e| fail(path.bytes(), e));
-        match classify(&main_head[..n]) {
-            Ok(Kind::Elf) => break f,
+        // The first page: enough to tell a script from an ELF file, and
+        // for most ELF files all of their headers.
+        let want = (f.size as usize).clamp(PROBE_LEN, 4096);
+        let n = pread(&f, &mut main_head[..want], 0).unwrap_or_else(|e| fail(path.bytes(), e));
+        match classify(&main_head[..n.min(PROBE_LEN)]) {
+            Ok(Kind::Elf) => break (f, n),
             Ok(Kind::Script { interp, arg }) => {
                 if depth == MAX_SCRIPT_DEPTH {
                     fail(si.program, 40);
@@ -440,10 +552,10 @@ pub unsafe fn start(si: &StartInfo) -> ! {
             Err(e) => fail_load(path.bytes(), e),
         }
     };
-    let head = read_head(&f, main_head).unwrap_or_else(|e| fail(path.bytes(), e));
+    let (f, have) = f;
+    let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
     let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
-    // SAFETY: single-threaded start.
-    let _ = fd_name(f.fd, unsafe { &mut *core::ptr::addr_of_mut!(EXE) });
+    note_exe(&path, &f);
 
     let rnd = randomized();
     let hint = if p.interp.is_some() {

@@ -170,7 +170,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
         }
     };
     // SAFETY: single-threaded start.
-    if let Err(e) = unsafe { config::init(&cfg) } {
+    if let Err(e) = unsafe { config::init(&cfg, auxv_string(auxv, AT_EXECFN)) } {
         out::Line::new()
             .str("strata-rt: cannot read the launch configuration: ")
             .str(out::strerror(e))
@@ -194,6 +194,24 @@ unsafe fn rt_main(sp: *const usize) -> ! {
     };
     // SAFETY: single-threaded start with the kernel's stack intact.
     unsafe { load::start(&si) }
+}
+
+const AT_EXECFN: u64 = 31;
+
+/// The string auxiliary vector entry `ty` points at, if the kernel gave one.
+fn auxv_string(auxv: *const u64, ty: u64) -> Option<&'static [u8]> {
+    let mut i = 0;
+    loop {
+        // SAFETY: the kernel's auxv is (type, value) pairs ending with AT_NULL.
+        let (t, v) = unsafe { (*auxv.add(2 * i), *auxv.add(2 * i + 1)) };
+        match t {
+            0 => return None,
+            // SAFETY: the kernel's strings on the initial stack, which the
+            // loader leaves in place.
+            t if t == ty && v != 0 => return Some(unsafe { cstr(v as *const u8) }),
+            _ => i += 1,
+        }
+    }
 }
 
 /// # Safety

@@ -213,42 +213,71 @@ fn lookup(addr: u64) -> Option<u64> {
 
 /// Records a site (under the lock). Full tables just stop rewriting.
 fn record(addr: u64, nr: u32, state: u8) -> bool {
-    let v = ((nr as u64) << 8) | state as u64;
-    for t in used_tiers() {
-        if let Ok(i) = probe(t, addr) {
-            t[i][1].store(v, Ordering::Release);
-            return true;
-        }
+    if !insert(addr, ((nr as u64) << 8) | state as u64) {
+        return false;
     }
-    let Some(k) = (0..TIERS.len()).find(|&k| NSITES[k].load(Ordering::Relaxed) < TIERS[k] * 3 / 4) else {
-        return false;
-    };
-    let t = tier(k);
-    let Err(Some(i)) = probe(t, addr) else {
-        return false;
-    };
-    t[i][1].store(v, Ordering::Release);
-    t[i][0].store(addr, Ordering::Release);
-    NSITES[k].fetch_add(1, Ordering::Release);
     SITES_LO.fetch_min(addr, Ordering::Relaxed);
     SITES_HI.fetch_max(addr, Ordering::Relaxed);
     true
 }
 
-/// The text mapped at `text` and the pool `pool` came from a text image
-/// whose site table is `sites` (under the lock): its sites are recorded as
-/// if this process had rewritten them.
-pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
-    for e in sites {
-        let state = (e[0] >> 40) as u8;
-        if !record(text + e[1], e[3] as u32, state) {
+/// Sets the entry for `addr` to `v` (under the lock): the one it has in any
+/// tier, or a new one in the first tier with room, found by the same probe
+/// (tiers fill in order, so the first unused one ends the search). Leaves
+/// SITES_LO and SITES_HI to the caller.
+fn insert(addr: u64, v: u64) -> bool {
+    let mut free: Option<(usize, usize)> = None;
+    for (k, &size) in TIERS.iter().enumerate() {
+        let n = NSITES[k].load(Ordering::Relaxed);
+        let t = tier(k);
+        if n == 0 {
+            if free.is_none() {
+                free = Some((k, slot_of(addr, size)));
+            }
             break;
         }
+        match probe(t, addr) {
+            Ok(i) => {
+                t[i][1].store(v, Ordering::Release);
+                return true;
+            }
+            Err(Some(i)) if free.is_none() && n < size * 3 / 4 => free = Some((k, i)),
+            Err(_) => {}
+        }
+    }
+    let Some((k, i)) = free else {
+        return false;
+    };
+    let t = tier(k);
+    t[i][1].store(v, Ordering::Release);
+    t[i][0].store(addr, Ordering::Release);
+    // Writers hold the lock: no read-modify-write needed.
+    NSITES[k].store(NSITES[k].load(Ordering::Relaxed) + 1, Ordering::Release);
+    true
+}
+
+/// The text mapped at `text` and the pool `pool` came from a text image
+/// whose site table is `sites` (under the lock): its sites are recorded as
+/// if this process had rewritten them (a few hundred per library, so the
+/// range and the counters are updated once, not per site).
+pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
+    let (mut lo, mut hi, mut patched, mut declined) = (u64::MAX, 0u64, 0u64, 0u64);
+    for e in sites {
+        let state = (e[0] >> 40) as u8;
+        let addr = text + e[1];
+        if !insert(addr, ((e[3] as u32 as u64) << 8) | state as u64) {
+            break;
+        }
+        (lo, hi) = (lo.min(addr), hi.max(addr));
         match state {
-            PATCHED_SITE => PATCHED.fetch_add(1, Ordering::Relaxed),
-            _ => DECLINED.fetch_add(1, Ordering::Relaxed),
+            PATCHED_SITE => patched += 1,
+            _ => declined += 1,
         };
     }
+    SITES_LO.fetch_min(lo, Ordering::Relaxed);
+    SITES_HI.fetch_max(hi, Ordering::Relaxed);
+    PATCHED.fetch_add(patched, Ordering::Relaxed);
+    DECLINED.fetch_add(declined, Ordering::Relaxed);
     POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
     POOL_META[pool][2].store(text as usize, Ordering::Relaxed);
     POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Release);

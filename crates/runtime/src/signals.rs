@@ -111,7 +111,7 @@ fn install_guard(i: usize, virt: &KSigaction) -> isize {
 fn set_guard_on(i: usize, on: bool) {
     let was = GUARD_ON[i].swap(on as u64, Ordering::AcqRel) != 0;
     if was != on {
-        install_sigsys_action();
+        install_sigsys_action(&mut KSigaction::default());
     }
 }
 
@@ -127,16 +127,51 @@ fn sigsys_handler_mask() -> u64 {
 }
 
 /// Installs the guard for every fault signal left at its default action
-/// (called once per process at start, after exec too).
-pub fn install_fault_guards() {
+/// (called once per process at start, after exec too), before
+/// [`install_sigsys_handler`], which sets SIGSYS's handler mask from what
+/// this installed. `blocked`: every signal is blocked meanwhile (a start
+/// after an exec by strata-rt), so one call can install the guard and read
+/// the inherited action, put back if it was not the default, without a
+/// signal ever meeting the guard in between.
+pub fn install_fault_guards(blocked: bool) {
     for (i, &sig) in FAULT_SIGS.iter().enumerate() {
         let mut old = KSigaction::default();
+        if blocked {
+            let act = guard_action();
+            // SAFETY: installing strata's guard from a local and reading the
+            // inherited action into another.
+            let r = unsafe {
+                sys::sc(
+                    Sysno::rt_sigaction,
+                    &[sig, &act as *const _ as usize, &mut old as *mut _ as usize, 8],
+                )
+            };
+            if r != 0 {
+                continue;
+            }
+            if old.handler == sys::SIG_DFL {
+                record_guard(i, &old);
+            } else {
+                // SAFETY: putting the inherited action back from a local.
+                unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &old as *const _ as usize, 0, 8]) };
+            }
+            continue;
+        }
         // SAFETY: querying the inherited action into a local.
         unsafe { sys::sc(Sysno::rt_sigaction, &[sig, 0, &mut old as *mut _ as usize, 8]) };
         if old.handler == sys::SIG_DFL {
             install_guard(i, &old);
         }
     }
+}
+
+/// The guard is installed for guarded signal `i` over the program's
+/// (default) action `virt`, before strata's SIGSYS handler is.
+fn record_guard(i: usize, virt: &KSigaction) {
+    GUARD_VIRT[i][0].store(virt.flags, Ordering::Relaxed);
+    GUARD_VIRT[i][1].store(virt.restorer, Ordering::Relaxed);
+    GUARD_VIRT[i][2].store(virt.mask, Ordering::Relaxed);
+    GUARD_ON[i].store(1, Ordering::Release);
 }
 
 /// The guard handler.
@@ -196,28 +231,45 @@ unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UCon
 }
 
 /// Installs strata's SIGSYS handler; called once per process at start.
-pub fn install_sigsys_handler() {
+/// `blocked` as for [`install_fault_guards`]: the inherited action (an
+/// ignored SIGSYS stays ignored for the program) is read by the call that
+/// installs the handler.
+pub fn install_sigsys_handler(blocked: bool) {
     let mut old = KSigaction::default();
-    // SAFETY: querying the inherited SIGSYS action into a local.
-    unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
+    if blocked {
+        install_sigsys_action(&mut old);
+    } else {
+        // SAFETY: querying the inherited SIGSYS action into a local.
+        unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
+    }
     if old.handler == sys::SIG_IGN {
         set_vsys(&KSigaction {
             handler: sys::SIG_IGN,
             ..Default::default()
         });
     }
-    install_sigsys_action();
+    if !blocked {
+        install_sigsys_action(&mut KSigaction::default());
+    }
 }
 
-fn install_sigsys_action() {
+/// Installs strata's SIGSYS handler with the current handler mask; the
+/// action it replaces goes to `old`.
+fn install_sigsys_action(old: &mut KSigaction) {
     let act = KSigaction {
         handler: crate::asm::strata_sigsys_entry as *const () as u64,
         flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
         restorer: crate::asm::strata_restorer as *const () as u64,
         mask: sigsys_handler_mask(),
     };
-    // SAFETY: installing our handler with our restorer.
-    unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, &act as *const _ as usize, 0, 8]) };
+    // SAFETY: installing our handler with our restorer; `old` is a local
+    // of the caller.
+    unsafe {
+        sys::sc(
+            Sysno::rt_sigaction,
+            &[sys::SIGSYS, &act as *const _ as usize, old as *mut _ as usize, 8],
+        )
+    };
 }
 
 /// The program's view of its signal mask.
