@@ -33,7 +33,34 @@ struct Stack {
     below: [core::mem::MaybeUninit<abi::Below>; MAX_LAYERS],
     first: [u8; NRS],
     next: [[u8; NRS]; MAX_LAYERS],
+    /// Per call number, the layers that see it, one bit each (bit i: layer
+    /// i); [`descend`] walks them in order, top first. `all`: the mask for
+    /// numbers past the table (every layer below sees them).
+    mask: [u16; NRS],
+    all: u16,
+    /// Per layer, what [`descend`] calls, in one cache line for a stack of
+    /// a few layers: a hook layer's `before` and `after` and its state, or
+    /// `hook` false for a nesting layer (or one that takes no calls).
+    hooks: [Hook; MAX_LAYERS],
 }
+
+type BeforeFn = extern "C" fn(*mut core::ffi::c_void, *const Call, *mut u64) -> i64;
+type AfterFn = extern "C" fn(*mut core::ffi::c_void, *const Call, i64, u64) -> i64;
+
+#[derive(Clone, Copy)]
+struct Hook {
+    before: Option<BeforeFn>,
+    after: Option<AfterFn>,
+    state: *mut core::ffi::c_void,
+    hook: bool,
+}
+
+const NO_HOOK: Hook = Hook {
+    before: None,
+    after: None,
+    state: core::ptr::null_mut(),
+    hook: false,
+};
 
 // Written once by `init`, single-threaded, before the program runs; only read
 // afterwards (fork copies it, exec rebuilds it).
@@ -43,6 +70,9 @@ static mut STACK: Stack = Stack {
     below: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
     first: [NO_LAYER; NRS],
     next: [[NO_LAYER; NRS]; MAX_LAYERS],
+    mask: [0; NRS],
+    all: 0,
+    hooks: [NO_HOOK; MAX_LAYERS],
 };
 
 fn stack() -> &'static Stack {
@@ -110,14 +140,21 @@ pub fn layer_name(i: usize) -> &'static [u8] {
 /// the rest: their `before` on the way down, then a nesting layer's `call`
 /// or the bottom, then their `after` on the way up, so that none of them
 /// is a return level after the system call (see `fast::passthrough`).
-/// Inlined for the same reason.
+/// The layers that see the call are the bits of its mask from `first` on,
+/// so a layer costs a bit scan and its entry in `hooks`, not a walk of the
+/// descriptors and the NEXT table. Inlined for the same reason.
 #[inline(always)]
 fn descend(first: u8, c: &mut Call) -> i64 {
     let nr = c.nr as usize;
+    let st = stack();
+    let mut m: u32 = if first == NO_LAYER {
+        0
+    } else {
+        u32::from(st.mask.get(nr).copied().unwrap_or(st.all)) & (!0u32 << first)
+    };
     let mut passed = [0u8; MAX_LAYERS];
     let mut cookies = [0u64; MAX_LAYERS];
     let mut n = 0;
-    let mut i = first;
     // What a hook sets: the layer running (a panic or fault names it), once
     // per hook; the call, once; its view of the call only for execve (what
     // `exec_commit` shows it); all put back at the end.
@@ -127,45 +164,46 @@ fn descend(first: u8, c: &mut Call) -> i64 {
     let mut outer_views = [0usize; MAX_LAYERS];
     t.cur_nr = c.nr;
     let mut r = loop {
-        if i == NO_LAYER {
+        if m == 0 {
             thread::current().cur_layer = outer_layer;
             break bottom(c);
         }
-        let d = desc(i as usize);
-        if !is_hook(d) {
+        let i = m.trailing_zeros() as usize;
+        let h = &st.hooks[i % MAX_LAYERS];
+        if !h.hook {
             thread::current().cur_layer = outer_layer;
-            break call_layer(i, c);
+            break call_layer(i as u8, c);
         }
         let t = thread::current();
-        t.cur_layer = i;
+        t.cur_layer = i as u8;
         if exec {
-            outer_views[n] = t.views[i as usize];
-            t.views[i as usize] = c as *const Call as usize;
+            outer_views[n] = t.views[i % MAX_LAYERS];
+            t.views[i % MAX_LAYERS] = c as *const Call as usize;
         }
-        if let Some(f) = d.before {
-            let x = f(d.state, c, &mut cookies[n]);
+        if let Some(f) = h.before {
+            let x = f(h.state, c, &mut cookies[n]);
             if x != abi::CONTINUE {
                 // Served here: this layer's `after` does not run.
                 if exec {
-                    thread::current().views[i as usize] = outer_views[n];
+                    thread::current().views[i % MAX_LAYERS] = outer_views[n];
                 }
                 break x;
             }
         }
-        passed[n] = i;
+        passed[n] = i as u8;
         n += 1;
-        i = next_of(i as usize, nr);
+        m &= m - 1;
     };
     while n > 0 {
         n -= 1;
-        let i = passed[n];
-        let d = desc(i as usize);
-        thread::current().cur_layer = i;
-        if let Some(f) = d.after {
-            r = f(d.state, c, r, cookies[n]);
+        let i = passed[n] as usize;
+        let h = &st.hooks[i % MAX_LAYERS];
+        thread::current().cur_layer = i as u8;
+        if let Some(f) = h.after {
+            r = f(h.state, c, r, cookies[n]);
         }
         if exec {
-            thread::current().views[i as usize] = outer_views[n];
+            thread::current().views[i % MAX_LAYERS] = outer_views[n];
         }
     }
     let t = thread::current();
@@ -662,6 +700,24 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
         }
     }
     st.first = below;
+    for i in 0..n {
+        // SAFETY: written above.
+        let d = unsafe { st.layers[i].assume_init_ref() };
+        st.hooks[i] = Hook {
+            before: d.before,
+            after: d.after,
+            state: d.state,
+            hook: is_hook(d),
+        };
+        st.all |= 1 << i;
+        if takes_calls(d) {
+            for (nr, m) in st.mask.iter_mut().enumerate() {
+                if d.interest.contains(nr as u32) {
+                    *m |= 1 << i;
+                }
+            }
+        }
+    }
 }
 
 fn die(name: &[u8], why: &[u8]) -> ! {
