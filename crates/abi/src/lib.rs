@@ -146,6 +146,7 @@ pub struct Call {
 impl Call {
     /// The ABI view of Linux call `nr` with `args`, made by the caller
     /// `pid`/`tid`.
+    #[inline]
     pub fn new(nr: u32, args: [u64; 6], pid: u32, tid: u32) -> Call {
         let d = decode(nr, &args);
         Call {

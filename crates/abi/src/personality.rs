@@ -280,6 +280,7 @@ const ROW_OF: [u16; LIMIT] = {
     t
 };
 
+#[inline]
 fn row(nr: u32) -> Option<&'static Row> {
     match ROW_OF.get(nr as usize) {
         Some(&i) if i != NONE => ROWS.get(i as usize),
@@ -301,6 +302,7 @@ fn arg(args: &[u64; 6], i: u8) -> u64 {
 }
 
 /// The ABI view of Linux call `nr` with arguments `args`.
+#[inline]
 pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
     let class = match strata_syscall_table::class(nr as usize) {
         Some(c) => crate::class::of(c),

@@ -158,9 +158,24 @@ global_asm!(
     ".globl strata_fast_window",
     "strata_fast_window:",
     "    jne 2f",
+    // The program's flags back without popfq (microcoded, the dearest
+    // instruction here): strata's code changes only the arithmetic flags
+    // and DF (cld above). DF first; then OF, by adding 0x80000000 to itself
+    // or 0 to 0; then SF, ZF, AF, PF and CF from AH with sahf, which leaves
+    // OF. rax is free until the result is loaded back (the roll-forward
+    // takes it from `result` too).
     "    mov %gs:{prog_flags}, %r11",
-    "    push %r11",
-    "    popfq",
+    "    bt $10, %r11",
+    "    jnc 3f",
+    "    std",
+    "3:  mov %r11d, %ecx",
+    "    and $0x800, %ecx",
+    "    shl $20, %ecx",
+    "    mov %r11d, %eax",
+    "    shl $8, %eax",
+    "    add %ecx, %ecx",
+    "    sahf",
+    "    mov %gs:{result}, %rax",
     "    movb ${block}, %gs:{selector}",
     "    mov %gs:{sret}, %rcx",
     "    mov %gs:{prog_rsp}, %rsp",
