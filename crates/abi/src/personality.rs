@@ -280,7 +280,6 @@ const ROW_OF: [u16; LIMIT] = {
     t
 };
 
-#[inline]
 fn row(nr: u32) -> Option<&'static Row> {
     match ROW_OF.get(nr as usize) {
         Some(&i) if i != NONE => ROWS.get(i as usize),
@@ -301,8 +300,9 @@ fn arg(args: &[u64; 6], i: u8) -> u64 {
     args.get(i as usize).copied().unwrap_or(0)
 }
 
-/// The ABI view of Linux call `nr` with arguments `args`.
-#[inline]
+/// The ABI view of Linux call `nr` with arguments `args`. Not `#[inline]`:
+/// ROWS is a constant, and each crate that inlined this would carry its own
+/// copy of the table (in strata-rt, 700 more relocations at every start).
 pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
     let class = match strata_syscall_table::class(nr as usize) {
         Some(c) => crate::class::of(c),
