@@ -49,6 +49,7 @@ pub mod net;
 pub mod spec;
 
 use core::fmt::Write;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use net::{Peer, AF_INET, AF_INET6, AF_UNSPEC};
 use spec::{kind, op, Act, Policy, Proto, Span};
 use strata_ext::{call_flags, emit, read_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf};
@@ -102,7 +103,17 @@ static NO_MAPPINGS: Table = Table::empty();
 /// The `policy` layer.
 pub struct Sandbox {
     p: Policy,
+    /// Upper bounds of this process's live children and threads, for the
+    /// process limits (`limits`): counting them reads /proc, several
+    /// lookups per fork, so it is done only when the bound reaches the
+    /// limit. A fork or clone this layer lets through raises its bound by
+    /// one; exits only lower the real number. UNKNOWN at a process start
+    /// (an exec keeps the children of the old image).
+    children: AtomicUsize,
+    threads: AtomicUsize,
 }
+
+const UNKNOWN: usize = usize::MAX;
 
 /// Why a call is refused (or would be, in audit mode), for the log line.
 #[derive(Clone, Copy)]
@@ -124,7 +135,11 @@ struct Verdict {
 impl Sandbox {
     /// The layer for an already parsed policy.
     pub fn from_policy(p: Policy) -> Sandbox {
-        Sandbox { p }
+        Sandbox {
+            p,
+            children: AtomicUsize::new(UNKNOWN),
+            threads: AtomicUsize::new(UNKNOWN),
+        }
     }
 
     pub fn policy(&self) -> &Policy {
@@ -136,7 +151,7 @@ impl Extension for Sandbox {
     const NAME: &'static str = "policy";
 
     fn new(args: &str) -> Result<Sandbox, InitError> {
-        let mut s = Sandbox { p: Policy::empty() };
+        let mut s = Sandbox::from_policy(Policy::empty());
         s.p.parse_into(args)?;
         Ok(s)
     }
@@ -144,7 +159,7 @@ impl Extension for Sandbox {
     /// In place: the policy's tables are some 17 KiB, built at every
     /// process start.
     fn new_in<'a>(slot: &'a mut core::mem::MaybeUninit<Sandbox>, args: &str) -> Result<&'a mut Sandbox, InitError> {
-        let s = slot.write(Sandbox { p: Policy::empty() });
+        let s = slot.write(Sandbox::from_policy(Policy::empty()));
         s.p.parse_into(args)?;
         Ok(s)
     }
@@ -700,14 +715,36 @@ impl Sandbox {
             nr::FORK | nr::VFORK => 0,
             _ => return None,
         };
-        let (max, now, label) = if flags & CLONE_THREAD != 0 {
-            (self.p.max_threads, count_threads(), "process.max_threads")
+        let (max, bound, count, label): (_, _, fn() -> usize, _) = if flags & CLONE_THREAD != 0 {
+            (self.p.max_threads, &self.threads, count_threads, "process.max_threads")
         } else {
-            (self.p.max_children, count_children(), "process.max_children")
+            (
+                self.p.max_children,
+                &self.children,
+                count_children,
+                "process.max_children",
+            )
         };
-        if max == 0 || now < max as usize {
+        let max = max as usize;
+        if max == 0 {
             return None;
         }
+        // Below the limit by the bound: no need to count. Otherwise count,
+        // and start the bound again from the real number.
+        let b = bound.load(Ordering::Relaxed);
+        if b < max
+            && bound
+                .compare_exchange(b, b + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            return None;
+        }
+        let now = count();
+        if now < max {
+            bound.store(now + 1, Ordering::Relaxed);
+            return None;
+        }
+        bound.store(now, Ordering::Relaxed);
         let v = Verdict {
             act: Act::Deny,
             errno: EAGAIN,
