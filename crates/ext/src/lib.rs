@@ -220,8 +220,14 @@ impl Below {
 }
 
 /// A NUL-terminated path in extension memory (PATH_MAX bytes).
+///
+/// The buffer is not zeroed when made: only the text and its NUL are ever
+/// written or read (`buf[..=len]` is initialised, `buf[len]` is 0). A layer
+/// that checks paths makes a few of these per call, on strata's stack, and
+/// zeroing 4 KiB each cost the memset and, in a new process, a page fault
+/// per page of stack they cover.
 pub struct PathBuf {
-    buf: [u8; PathBuf::CAP + 1],
+    buf: [core::mem::MaybeUninit<u8>; PathBuf::CAP + 1],
     len: usize,
 }
 
@@ -236,15 +242,18 @@ impl PathBuf {
     pub const CAP: usize = 4095;
 
     pub const fn new() -> PathBuf {
-        PathBuf {
-            buf: [0; PathBuf::CAP + 1],
+        let mut p = PathBuf {
+            buf: [core::mem::MaybeUninit::uninit(); PathBuf::CAP + 1],
             len: 0,
-        }
+        };
+        p.buf[0] = core::mem::MaybeUninit::new(0);
+        p
     }
 
     /// The bytes, without the NUL.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+        // SAFETY: buf[..len] is initialised (the type's invariant).
+        unsafe { core::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), self.len) }
     }
 
     pub fn len(&self) -> usize {
@@ -257,12 +266,12 @@ impl PathBuf {
 
     /// Address of the NUL-terminated text (for a call argument).
     pub fn as_ptr(&self) -> *const u8 {
-        self.buf.as_ptr()
+        self.buf.as_ptr().cast::<u8>()
     }
 
     pub fn clear(&mut self) {
         self.len = 0;
-        self.buf[0] = 0;
+        self.buf[0] = core::mem::MaybeUninit::new(0);
     }
 
     /// Appends `s`; `Err(ENAMETOOLONG)` when it does not fit.
@@ -271,9 +280,11 @@ impl PathBuf {
         if end > PathBuf::CAP {
             return Err(-ENAMETOOLONG);
         }
-        self.buf[self.len..end].copy_from_slice(s);
+        for (d, &b) in self.buf[self.len..end].iter_mut().zip(s) {
+            *d = core::mem::MaybeUninit::new(b);
+        }
         self.len = end;
-        self.buf[end] = 0;
+        self.buf[end] = core::mem::MaybeUninit::new(0);
         Ok(())
     }
 
@@ -287,7 +298,7 @@ impl PathBuf {
     pub fn truncate(&mut self, n: usize) {
         if n < self.len {
             self.len = n;
-            self.buf[n] = 0;
+            self.buf[n] = core::mem::MaybeUninit::new(0);
         }
     }
 
@@ -309,18 +320,21 @@ impl PathBuf {
                 return Err(-ENAMETOOLONG);
             }
             let start = self.len;
-            let n = read_mem(at, &mut self.buf[start..start + want])?;
-            if let Some(z) = self.buf[start..start + n].iter().position(|&b| b == 0) {
+            let n = read_mem_into(at, &mut self.buf[start..start + want])?;
+            // SAFETY: the host wrote the first `n` bytes of that range.
+            let got = unsafe { core::slice::from_raw_parts(self.buf[start..].as_ptr().cast::<u8>(), n) };
+            if let Some(z) = got.iter().position(|&b| b == 0) {
                 self.len = start + z;
                 return Ok(());
             }
             self.len = start + n;
             if self.len > PathBuf::CAP {
-                self.len = 0;
-                self.buf[0] = 0;
+                self.clear();
                 return Err(-ENAMETOOLONG);
             }
             if n < want {
+                // Keep the invariant: a NUL after what was read.
+                self.buf[self.len] = core::mem::MaybeUninit::new(0);
                 return Err(-EFAULT);
             }
             at += n as u64;
@@ -366,6 +380,18 @@ pub fn read_mem(addr: u64, buf: &mut [u8]) -> Result<usize, i64> {
         Err(r)
     } else {
         Ok(r as usize)
+    }
+}
+
+/// [`read_mem`] into memory not yet initialised: bytes read (the first
+/// that many of `buf` are then initialised) or `Err(-EFAULT)`.
+fn read_mem_into(addr: u64, buf: &mut [core::mem::MaybeUninit<u8>]) -> Result<usize, i64> {
+    let Some(h) = host() else { return Err(-EFAULT) };
+    let r = (h.read_mem)(addr, buf.as_mut_ptr().cast::<u8>(), buf.len());
+    if r < 0 {
+        Err(r)
+    } else {
+        Ok((r as usize).min(buf.len()))
     }
 }
 
@@ -679,3 +705,44 @@ core::arch::global_asm!(
     "rust_eh_personality:",
     "ud2",
 );
+
+#[cfg(test)]
+mod tests {
+    use super::PathBuf;
+
+    /// The text and its NUL, read back through the pointer a call gets.
+    fn c_text(p: &PathBuf) -> &[u8] {
+        // SAFETY: as_ptr points at len bytes and a NUL (the invariant).
+        unsafe { core::slice::from_raw_parts(p.as_ptr(), p.len() + 1) }
+    }
+
+    #[test]
+    fn path_buf_keeps_its_text_nul_terminated() {
+        let mut p = PathBuf::new();
+        assert_eq!((p.as_bytes(), c_text(&p)), (&b""[..], &b"\0"[..]));
+        p.push(b"/usr").unwrap();
+        p.push(b"/lib").unwrap();
+        assert_eq!(c_text(&p), b"/usr/lib\0");
+        p.truncate(4);
+        assert_eq!(c_text(&p), b"/usr\0");
+        p.truncate(10);
+        assert_eq!(p.as_bytes(), b"/usr");
+        p.set(b"x").unwrap();
+        assert_eq!(c_text(&p), b"x\0");
+        p.clear();
+        assert!(p.is_empty() && c_text(&p) == b"\0");
+    }
+
+    #[test]
+    fn path_buf_refuses_what_does_not_fit() {
+        let mut p = PathBuf::new();
+        let long = [b'a'; PathBuf::CAP];
+        p.push(&long).unwrap();
+        assert_eq!(p.push(b"b"), Err(-super::ENAMETOOLONG));
+        assert_eq!(p.len(), PathBuf::CAP);
+        assert_eq!(c_text(&p)[PathBuf::CAP], 0);
+        // Without a host, reading program memory fails cleanly.
+        assert_eq!(p.read_from(0x1000), Err(-super::EFAULT));
+        assert!(p.is_empty() && c_text(&p) == b"\0");
+    }
+}
