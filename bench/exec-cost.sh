@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What strata adds to starting a program: `sh -c` running /bin/true N times
+# (default 300), natively and under each strata build given (default
+# target/release/strata), rounds interleaved, pinned with `taskset -c 1`.
+# Prints, per configuration, the median CPU time (perf stat task-clock, the
+# whole process tree) and page faults per exec, and what each adds over
+# native. Needs `perf` (software events only).
+#
+# Usage: bench/exec-cost.sh [--rounds R] [--execs N] [STRATA...]
+#   e.g. bench/exec-cost.sh /tmp/old/target/release/strata target/release/strata
+set -euo pipefail
+rounds=7 execs=300
+builds=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds="$2"; shift 2 ;;
+        --execs) execs="$2"; shift 2 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) builds+=("$1"); shift ;;
+    esac
+done
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+[ ${#builds[@]} -gt 0 ] || builds=("$root/target/release/strata")
+command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2; }
+script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
+one() { # prints "ms faults" for one run of the loop under "$@"
+    taskset -c 1 perf stat -x, -e task-clock,minor-faults "$@" /bin/sh -c "$script" 2>&1 >/dev/null |
+        awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
+}
+declare -A ms faults
+for r in $(seq "$rounds"); do
+    read -r t f < <(one)
+    ms[native]+="$t "; faults[native]+="$f "
+    for b in "${builds[@]}"; do
+        read -r t f < <(one "$b" run --)
+        ms[$b]+="$t "; faults[$b]+="$f "
+    done
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+nat_ms=$(echo "${ms[native]}" | median); nat_f=$(echo "${faults[native]}" | median)
+echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
+row() { # name ms faults
+    awk -v n="$1" -v m="$2" -v f="$3" -v nm="$nat_ms" -v nf="$nat_f" -v e="$execs" 'BEGIN{
+        if (n == "native") printf "%-50s %12.3f %14s %16.1f %14s\n", n, m/e, "", f/e, "";
+        else printf "%-50s %12.3f %+14.3f %16.1f %+14.1f\n", n, m/e, (m-nm)/e, f/e, (f-nf)/e }'
+}
+printf '%-50s %12s %14s %16s %14s\n' configuration "ms per exec" "added per exec" "faults per exec" "added faults"
+row native "$nat_ms" "$nat_f"
+for b in "${builds[@]}"; do
+    row "$b run --" "$(echo "${ms[$b]}" | median)" "$(echo "${faults[$b]}" | median)"
+done
