@@ -58,3 +58,23 @@ def test_runs_as_an_unprivileged_user(tmp_path):
     assert r.status == 0, r.show()
     assert r.stdout.splitlines()[-1] == b"65534", r.show()
     assert b"CapEff:\t0000000000000000" in r.stdout, r.show()
+
+
+def test_an_inherited_ignored_sigsys_stays_ignored():
+    """SIGSYS ignored by whoever starts strata is ignored for the program,
+    in the launcher's own first process (which installs strata's handlers
+    with signals unblocked) and after an exec (with every signal blocked),
+    as natively: strata virtualises SIGSYS, it must not reset it."""
+    import subprocess
+    show = "import signal; print('ignored' if signal.getsignal(signal.SIGSYS) == signal.SIG_IGN else 'not ignored')"
+    prog = ["/usr/bin/python3", "-c", f"{show}; import os; os.execv('/usr/bin/python3', ['python3', '-c', {show!r}])"]
+
+    def ignoring(argv):
+        def pre():
+            signal.signal(signal.SIGSYS, signal.SIG_IGN)
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60, preexec_fn=pre)
+        return p.returncode, p.stdout, p.stderr
+
+    native = ignoring(prog)
+    assert native == (0, b"ignored\nignored\n", b""), native
+    assert ignoring(strata() + prog) == native

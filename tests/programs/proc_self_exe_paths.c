@@ -1,14 +1,34 @@
 // What /proc/self/exe names for a program started by a relative path, by a
-// symbolic link, and after the program's file was removed: the canonical
-// path of the file in the first two cases (the link resolved), and that path
-// followed by " (deleted)" in the third. strata works the name out the first
-// time the program asks, so the removal here comes before the first ask.
+// symbolic link, after the program's file was removed, and after the
+// program installed a seccomp filter that refuses openat: the canonical
+// path of the file (the link resolved), followed by " (deleted)" in the
+// third case. strata works the name out the first time the program asks
+// (so the removal here comes before the first ask), or before a seccomp
+// filter or a chroot could stop it.
 #include "util.h"
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+
+// openat answers EPERM; everything else is allowed.
+static void refuse_openat(void) {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+    CHECK(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0);
+}
 
 static void exe(char *out) {
     ssize_t n = readlink("/proc/self/exe", out, PATH_MAX - 1);
@@ -55,6 +75,8 @@ int main(int argc, char **argv) {
             CHECK(unlink("copy") == 0);
             strcat(want, " (deleted)");
         }
+        if (strcmp(argv[1], "seccomp") == 0)
+            refuse_openat();
         exe(me);
         printf("%s: /proc/self/exe %s\n", argv[1], strcmp(me, want) == 0 ? "as natively" : me);
         return 0;
@@ -71,6 +93,7 @@ int main(int argc, char **argv) {
     CHECK(symlink("copy", link) == 0);
     CHECK(run(dir, "./copy", "relative") == 0);
     CHECK(run(dir, link, "link") == 0);
+    CHECK(run(dir, link, "seccomp") == 0);
     CHECK(run(dir, "./copy", "deleted") == 0);
     CHECK(access(copy, F_OK) != 0);
     CHECK(unlink(link) == 0);

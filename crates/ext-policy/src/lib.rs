@@ -49,7 +49,7 @@ pub mod net;
 pub mod spec;
 
 use core::fmt::Write;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 use net::{Peer, AF_INET, AF_INET6, AF_UNSPEC};
 use spec::{kind, op, Act, Policy, Proto, Span};
 use strata_ext::{call_flags, emit, read_mem, Below, Call, Extension, InitError, Interest, Op, PathBuf};
@@ -107,13 +107,19 @@ pub struct Sandbox {
     /// process limits (`limits`): counting them reads /proc, several
     /// lookups per fork, so it is done only when the bound reaches the
     /// limit. A fork or clone this layer lets through raises its bound by
-    /// one; exits only lower the real number. UNKNOWN at a process start
-    /// (an exec keeps the children of the old image).
-    children: AtomicUsize,
-    threads: AtomicUsize,
+    /// one; exits only lower the real number. Each word holds the pid it
+    /// is about (high half) and the bound (low half): a bound left by
+    /// another process (copied by fork, or written by a vfork child, which
+    /// shares this memory) or none yet (a process start: an exec keeps the
+    /// children of the old image) means counting. Children this process
+    /// gains without forking (a child's CLONE_PARENT, orphans of a
+    /// subreaper) are seen at the next count.
+    children: AtomicU64,
+    threads: AtomicU64,
 }
 
-const UNKNOWN: usize = usize::MAX;
+/// A bound for no process.
+const UNKNOWN: u64 = u64::MAX;
 
 /// Why a call is refused (or would be, in audit mode), for the log line.
 #[derive(Clone, Copy)]
@@ -137,8 +143,8 @@ impl Sandbox {
     pub fn from_policy(p: Policy) -> Sandbox {
         Sandbox {
             p,
-            children: AtomicUsize::new(UNKNOWN),
-            threads: AtomicUsize::new(UNKNOWN),
+            children: AtomicU64::new(UNKNOWN),
+            threads: AtomicU64::new(UNKNOWN),
         }
     }
 
@@ -729,22 +735,28 @@ impl Sandbox {
         if max == 0 {
             return None;
         }
-        // Below the limit by the bound: no need to count. Otherwise count,
-        // and start the bound again from the real number.
-        let b = bound.load(Ordering::Relaxed);
-        if b < max
+        // Below the limit by this process's bound: no need to count.
+        // Otherwise count, and start the bound again from the real number
+        // (unless another thread moved it meanwhile: its word stands).
+        let pid = u64::from(c.pid) << 32;
+        let v = bound.load(Ordering::Relaxed);
+        let b = (v & 0xffff_ffff) as usize;
+        if v != UNKNOWN
+            && v >> 32 == pid >> 32
+            && b < max
             && bound
-                .compare_exchange(b, b + 1, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange(v, v + 1, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
         {
             return None;
         }
         let now = count();
+        let word = |n: usize| pid | (n as u64).min(0xffff_fffe);
         if now < max {
-            bound.store(now + 1, Ordering::Relaxed);
+            let _ = bound.compare_exchange(v, word(now + 1), Ordering::Relaxed, Ordering::Relaxed);
             return None;
         }
-        bound.store(now, Ordering::Relaxed);
+        let _ = bound.compare_exchange(v, word(now), Ordering::Relaxed, Ordering::Relaxed);
         let v = Verdict {
             act: Act::Deny,
             errno: EAGAIN,

@@ -320,7 +320,14 @@ impl PathBuf {
                 return Err(-ENAMETOOLONG);
             }
             let start = self.len;
-            let n = read_mem_into(at, &mut self.buf[start..start + want])?;
+            let n = match read_mem_into(at, &mut self.buf[start..start + want]) {
+                Ok(n) => n,
+                Err(e) => {
+                    // Keep the invariant: a NUL after what was read.
+                    self.buf[start] = core::mem::MaybeUninit::new(0);
+                    return Err(e);
+                }
+            };
             // SAFETY: the host wrote the first `n` bytes of that range.
             let got = unsafe { core::slice::from_raw_parts(self.buf[start..].as_ptr().cast::<u8>(), n) };
             if let Some(z) = got.iter().position(|&b| b == 0) {
@@ -731,6 +738,57 @@ mod tests {
         assert_eq!(c_text(&p), b"x\0");
         p.clear();
         assert!(p.is_empty() && c_text(&p) == b"\0");
+    }
+
+    /// A host whose "program memory" is 4096 bytes of 'a' at 0x10000 and
+    /// nothing after: a string that runs off the end of a mapping.
+    extern "C" fn read_mem(addr: u64, buf: *mut u8, len: usize) -> i64 {
+        let (lo, hi) = (0x10000u64, 0x11000u64);
+        if addr < lo || addr >= hi {
+            return -super::EFAULT;
+        }
+        let n = len.min((hi - addr) as usize);
+        // SAFETY: the caller's buffer of `len` >= n bytes.
+        unsafe { core::ptr::write_bytes(buf, b'a', n) };
+        n as i64
+    }
+    extern "C" fn write_mem(_: u64, _: *const u8, _: usize) -> i64 {
+        -super::EFAULT
+    }
+    extern "C" fn emit(_: u32, _: *const u8, _: usize) {}
+    extern "C" fn raw_syscall(_: u64, _: *const u64) -> i64 {
+        -38
+    }
+    extern "C" fn multi_task() -> u32 {
+        0
+    }
+    extern "C" fn fail(_: *const u8, _: usize) -> ! {
+        panic!("fail")
+    }
+    static HOST: strata_abi::Host = strata_abi::Host {
+        abi_version: 0,
+        size: 0,
+        read_mem,
+        write_mem,
+        emit,
+        raw_syscall,
+        multi_task,
+        fail,
+    };
+
+    #[test]
+    fn path_buf_stays_terminated_when_a_read_runs_off_the_memory() {
+        super::set_host(&HOST);
+        let mut p = PathBuf::new();
+        // 4095 bytes fit, the 4096th page-end byte does not: too long.
+        assert_eq!(p.read_from(0x10000), Err(-super::ENAMETOOLONG));
+        assert!(p.is_empty() && c_text(&p) == b"\0");
+        // 96 bytes, then unmapped memory: a fault after a partial read
+        // leaves the part read, terminated.
+        assert_eq!(p.read_from(0x10fa0), Err(-super::EFAULT));
+        assert_eq!(p.len(), 96);
+        assert_eq!(c_text(&p)[96], 0);
+        assert!(p.as_bytes().iter().all(|&b| b == b'a'));
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub const FLAG_FOLLOW_EXEC: u32 = 1 << 0;
 pub const FLAG_REWRITE_LAZY: u32 = 1 << 1;
 /// Flag: rewrite syscall sites of code as it is loaded (the fast path).
 pub const FLAG_REWRITE_EAGER: u32 = 1 << 2;
+/// Flag: the program's SIGSYS is ignored. An exec keeps an ignored signal
+/// ignored; strata virtualises SIGSYS (the kernel's action is strata's
+/// handler, which an exec resets), so the runtime that execs says so.
+pub const FLAG_SIGSYS_IGNORED: u32 = 1 << 3;
 
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

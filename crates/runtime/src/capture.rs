@@ -87,10 +87,20 @@ pub fn enable_for_main_thread() {
     // becomes virtual.
     let handed = crate::config::program_mask();
     // Also without layers: the fast path copies program memory directly
-    // and recovers from a fault through the guard. The guards first: the
-    // SIGSYS handler's mask depends on them.
-    signals::install_fault_guards(handed.is_some());
-    signals::install_sigsys_handler(handed.is_some());
+    // and recovers from a fault through the guard. With every signal
+    // blocked (after an exec by strata-rt), the guards go first and the
+    // SIGSYS handler last, each installed by the call that reads the
+    // inherited action. Otherwise (the launcher's first start) the SIGSYS
+    // handler goes first, so that it reads the inherited SIGSYS action
+    // before a guard's installation puts strata's handler there.
+    let blocked = handed.is_some();
+    if blocked {
+        signals::install_fault_guards(true);
+        signals::install_sigsys_handler(true);
+    } else {
+        signals::install_sigsys_handler(false);
+        signals::install_fault_guards(false);
+    }
     let mask = handed.unwrap_or_else(sys::sigmask);
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;

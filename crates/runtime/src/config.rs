@@ -37,7 +37,11 @@ pub unsafe fn init(c: &Config, execfn: Option<&[u8]>) -> Result<(), isize> {
         SPEC_LEN = spec.len();
         let rt = &mut *core::ptr::addr_of_mut!(RUNTIME);
         match execfn {
-            Some(p) if p.first() == Some(&b'/') => rt.set(p)?,
+            // Not a descriptor's name (an execveat start): it may be
+            // closed by the time strata-rt execs itself again.
+            Some(p) if p.first() == Some(&b'/') && !p.starts_with(b"/dev/fd/") && !p.starts_with(b"/proc/") => {
+                rt.set(p)?
+            }
             _ => {
                 let r = sys::sc(
                     Sysno::readlink,
@@ -101,8 +105,13 @@ pub fn encoded_len(program: &[u8]) -> usize {
 /// signal mask `mask` for the new image; returns its length.
 pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
+    let ignored = if crate::signals::sigsys_ignored() {
+        strata_proto::FLAG_SIGSYS_IGNORED
+    } else {
+        0
+    };
     let c = Config {
-        flags: flags(),
+        flags: flags() & !strata_proto::FLAG_SIGSYS_IGNORED | ignored,
         mask: Some(mask),
         session: session(),
         spec_hex: b"",

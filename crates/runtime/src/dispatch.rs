@@ -51,6 +51,14 @@ pub fn owns_control_flow(nr: usize) -> bool {
 /// (every arm of its match but the last): those the syscall table marks
 /// emulated or partial. Any other call no layer wants can skip strata
 /// entirely (rewrite.rs: native trampolines).
+const PR_SET_SECCOMP: u64 = 22;
+/// seccomp and chroot by number, not `Sysno`: strata never makes these
+/// calls for itself (the program's own pass through, where a policy's
+/// kernel filter still judges them), so they stay out of STRATA_NEEDS,
+/// which a unit test fills from the `Sysno` names in these sources.
+const NR_SECCOMP: usize = 317;
+const NR_CHROOT: usize = 161;
+
 pub fn bottom_owns(nr: usize) -> bool {
     strata_syscall_table::disposition(nr).is_some_and(|d| d != strata_syscall_table::Disposition::Passthrough)
 }
@@ -76,6 +84,12 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
         n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => with_mask_arg(uc, nr, a, 4),
         n if n == S(Sysno::pselect6) => pselect6(uc, a),
         n if n == S(Sysno::prctl) && a[0] as usize == sys::PR_SET_SYSCALL_USER_DISPATCH => signals::program_sud(t, a),
+        // After these, the lookup behind /proc/self/exe (load::exe) could be
+        // refused (a filter) or resolve elsewhere (a new root): do it now.
+        n if n == NR_SECCOMP || n == NR_CHROOT || (n == S(Sysno::prctl) && a[0] == PR_SET_SECCOMP) => {
+            let _ = crate::load::exe();
+            passthrough(uc, nr, a)
+        }
         n if n == S(Sysno::arch_prctl) => arch_prctl(t, uc, a),
         n if n == S(Sysno::clone) || n == S(Sysno::clone3) || n == S(Sysno::fork) || n == S(Sysno::vfork) => {
             process::clone(t, uc, nr, a)

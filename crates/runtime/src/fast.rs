@@ -351,6 +351,11 @@ pub fn init() -> bool {
     if unsafe { STRATA_SLOW_STUB } != 0 {
         return true;
     }
+    if !lahf_in_long_mode() {
+        // The fast exit restores the program's flags with sahf; without it
+        // every call takes the trap path (correct, slower).
+        return false;
+    }
     let Some(page) = sys::mmap_anon(4096, sys::PROT_READ | sys::PROT_WRITE) else {
         return false;
     };
@@ -363,6 +368,14 @@ pub fn init() -> bool {
     // SAFETY: single-threaded start.
     unsafe { STRATA_SLOW_STUB = page as u64 };
     true
+}
+
+/// Whether this CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001, ECX
+/// bit 0): every x86-64 CPU since about 2006, not the very first.
+fn lahf_in_long_mode() -> bool {
+    use core::arch::x86_64::__cpuid;
+    let max = __cpuid(0x8000_0000).eax;
+    max >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & 1 != 0
 }
 
 /// Calls that need the trap path's real signal frame (those that change the
@@ -656,12 +669,19 @@ pub fn passthrough(t: &mut Thread, nr: usize, a: [u64; 6]) -> isize {
 #[inline(always)]
 pub fn issue(t: &mut Thread, nr: usize, a: [u64; 6], prog: bool) -> isize {
     t.fast_sc_prog = u8::from(prog);
+    let pc: *mut u64 = &mut t.issue_pc;
     let r: isize;
     // SAFETY: the program's own call (or an extension's), as made; the
-    // kernel clobbers rcx and r11 only.
+    // kernel clobbers rcx and r11 only. The store before it writes this
+    // thread's `issue_pc` through a pointer to it.
     unsafe {
         core::arch::asm!(
+            "lea {tmp}, [rip + 2f]",
+            "mov [{pc}], {tmp}",
+            "2:",
             "syscall",
+            pc = in(reg) pc,
+            tmp = out(reg) _,
             inlateout("rax") nr as isize => r,
             in("rdi") a[0],
             in("rsi") a[1],
@@ -678,15 +698,16 @@ pub fn issue(t: &mut Thread, nr: usize, a: [u64; 6], prog: bool) -> isize {
     r
 }
 
-/// Whether `pc` is a `syscall` in strata's text: with `fast_sc_prog` set,
-/// the one `issue` runs (nothing else between its flag's set and clear is a
-/// system call).
-fn at_issued_call(pc: u64) -> bool {
-    if !crate::image::in_text(pc as usize) || !crate::image::in_text(pc as usize + 1) {
-        return false;
-    }
-    // SAFETY: two bytes inside strata's own (readable) text.
-    unsafe { core::ptr::read(pc as *const [u8; 2]) == [0x0f, 0x05] }
+/// Whether `pc` is the `syscall` that `issue` runs (its address, which
+/// `issue` records just before it). Not any `syscall` of strata's text: a
+/// signal can arrive on the way back from the issued call (the program's
+/// kill of itself), and another during that signal's handling, at one of
+/// strata's own calls; taken for a restart of the issued call, it restarted
+/// the program's call with strata's own call number (kill became
+/// rt_sigprocmask and failed with EINVAL, about 1 run in 150 of CPython's
+/// test_stress_delivery_simultaneous under a layer).
+fn at_issued_call(t: &Thread, pc: u64) -> bool {
+    pc == t.issue_pc && crate::image::in_text(pc as usize)
 }
 
 /// Completes a fast call's return into `uc`, which interrupted its last
@@ -745,7 +766,7 @@ pub fn defer(t: &mut Thread, sig: usize, uc: &mut UContext) -> bool {
     if t.in_fast == 0 {
         return false;
     }
-    if t.fast_sc_prog != 0 && at_issued_call(uc.gregs[reg::RIP]) {
+    if t.fast_sc_prog != 0 && at_issued_call(t, uc.gregs[reg::RIP]) {
         // The kernel rewound the program's call to restart it after the
         // handler: end it here, and restart it from the site.
         t.restart_nr = uc.gregs[reg::RAX];

@@ -210,30 +210,61 @@ static mut EXE: Path = Path::new();
 /// inode, from which [`exe`] finds the canonical name.
 static mut EXE_OPENED: Path = Path::new();
 static EXE_ID: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-static EXE_READY: AtomicU32 = AtomicU32::new(0);
+/// EXE's state: not worked out yet, being written, ready.
+static EXE_STATE: AtomicU32 = AtomicU32::new(EXE_UNKNOWN);
+const EXE_UNKNOWN: u32 = 0;
+const EXE_WRITING: u32 = 1;
+const EXE_READY: u32 = 2;
 
 /// Canonical path of the ELF file being run. The first call opens the file
 /// the loader opened again (O_PATH) and asks the kernel for its name; if the
 /// file has been removed or replaced since, the answer is the path the
 /// loader opened followed by ` (deleted)`, as the kernel says of a removed
 /// executable (a program renamed elsewhere since would show its new name
-/// natively).
+/// natively). An answer is kept once found; when the lookup fails for
+/// another reason (no descriptor free, ...), the path the loader opened is
+/// the answer this time and the next call tries again.
+///
+/// No lock: the name is worked out on the caller's stack and copied in by
+/// whichever caller claims EXE first; one that finds it being written
+/// waits a little, then answers with the opened path (the writer may be a
+/// vfork child killed meanwhile, or a thread a fork left behind).
 pub fn exe() -> &'static Path {
-    if EXE_READY.load(Ordering::Acquire) == 0 {
-        // The rewrite lock: fork waits for it, so no child inherits a half-made name.
-        crate::rewrite::lock();
-        if EXE_READY.load(Ordering::Relaxed) == 0 {
-            // SAFETY: written under the lock, read only once EXE_READY is set.
-            unsafe { find_exe(&mut *core::ptr::addr_of_mut!(EXE), &*core::ptr::addr_of!(EXE_OPENED)) };
-            EXE_READY.store(1, Ordering::Release);
+    // SAFETY: written once, before the opening start is over.
+    let opened = unsafe { &*core::ptr::addr_of!(EXE_OPENED) };
+    for _ in 0..100_000 {
+        match EXE_STATE.load(Ordering::Acquire) {
+            // SAFETY: complete and no longer written once ready.
+            EXE_READY => return unsafe { &*core::ptr::addr_of!(EXE) },
+            EXE_UNKNOWN => {
+                let mut name = Path::new();
+                if !find_exe(&mut name, opened) {
+                    return opened;
+                }
+                if EXE_STATE
+                    .compare_exchange(EXE_UNKNOWN, EXE_WRITING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    // SAFETY: the one writer, by the state's claim; readers
+                    // wait for EXE_READY.
+                    unsafe { *core::ptr::addr_of_mut!(EXE) = name };
+                    EXE_STATE.store(EXE_READY, Ordering::Release);
+                }
+            }
+            _ => core::hint::spin_loop(),
         }
-        crate::rewrite::unlock();
     }
-    // SAFETY: complete and no longer written once EXE_READY is set.
-    unsafe { &*core::ptr::addr_of!(EXE) }
+    opened
 }
 
-fn find_exe(out: &mut Path, opened: &Path) {
+/// In a child of fork: a name another thread was writing is worked out again.
+pub fn after_fork() {
+    let _ = EXE_STATE.compare_exchange(EXE_WRITING, EXE_UNKNOWN, Ordering::Relaxed, Ordering::Relaxed);
+}
+
+/// Works the name out into `out`; false if the lookup failed for a reason
+/// that says nothing about the file (try again later).
+fn find_exe(out: &mut Path, opened: &Path) -> bool {
     const O_PATH: usize = 0o10000000;
     // SAFETY: `opened` is NUL-terminated.
     let fd = unsafe {
@@ -242,26 +273,53 @@ fn find_exe(out: &mut Path, opened: &Path) {
             &[sys::AT_FDCWD as usize, opened.ptr(), O_PATH | sys::O_CLOEXEC],
         )
     };
-    if fd >= 0 {
+    let gone = if fd >= 0 {
         let fd = fd as usize;
         let mut st = [0u64; 18];
         // SAFETY: `st` is large enough for struct stat.
-        let same = unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } == 0
-            && st[0] == EXE_ID[0].load(Ordering::Relaxed)
-            && st[1] == EXE_ID[1].load(Ordering::Relaxed);
+        let stat_ok = unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } == 0;
+        let same = stat_ok && st[0] == EXE_ID[0].load(Ordering::Relaxed) && st[1] == EXE_ID[1].load(Ordering::Relaxed);
         let named = same && fd_name(fd, out).is_ok();
         // SAFETY: closing the descriptor opened above.
         unsafe { sys::sc(Sysno::close, &[fd]) };
         if named {
-            return;
+            return true;
+        }
+        if !stat_ok || same {
+            return false;
+        }
+        // Another file has the name now: ours was removed or replaced.
+        true
+    } else {
+        fd == -sys::ENOENT || fd == -sys::ENOTDIR
+    };
+    if !gone {
+        return false;
+    }
+    // The kernel would give the canonical name; with the file gone, `.`,
+    // `..` and doubled slashes are resolved by the text alone.
+    let deleted = b" (deleted)";
+    let mut n = 0;
+    for comp in opened.bytes().split(|&b| b == b'/') {
+        match comp {
+            b"" | b"." => {}
+            b".." => n = out.buf[..n].iter().rposition(|&b| b == b'/').unwrap_or(0),
+            c if n + 1 + c.len() + deleted.len() <= PATH_MAX => {
+                out.buf[n] = b'/';
+                out.buf[n + 1..n + 1 + c.len()].copy_from_slice(c);
+                n += 1 + c.len();
+            }
+            _ => break,
         }
     }
-    let deleted = b" (deleted)";
-    let n = opened.len.min(PATH_MAX - deleted.len());
-    out.buf[..n].copy_from_slice(&opened.buf[..n]);
+    if n == 0 {
+        out.buf[0] = b'/';
+        n = 1;
+    }
     out.buf[n..n + deleted.len()].copy_from_slice(deleted);
     out.len = n + deleted.len();
     out.buf[out.len] = 0;
+    true
 }
 
 /// Records the ELF file the loader opened as `path` (relative to the

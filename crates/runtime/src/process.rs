@@ -50,6 +50,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             }
             thread::after_fork(t);
             crate::rewrite::after_fork(t);
+            crate::load::after_fork();
             if thread::enable_capture(t).is_err() {
                 sys::exit_group(126);
             }

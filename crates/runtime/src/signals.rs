@@ -34,6 +34,11 @@ fn vsys() -> KSigaction {
     }
 }
 
+/// Whether the program's SIGSYS is ignored (what an exec keeps).
+pub fn sigsys_ignored() -> bool {
+    VSYS[0].load(Ordering::Acquire) == sys::SIG_IGN
+}
+
 fn set_vsys(a: &KSigaction) {
     VSYS[1].store(a.flags, Ordering::Release);
     VSYS[2].store(a.restorer, Ordering::Release);
@@ -242,7 +247,10 @@ pub fn install_sigsys_handler(blocked: bool) {
         // SAFETY: querying the inherited SIGSYS action into a local.
         unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
     }
-    if old.handler == sys::SIG_IGN {
+    // Ignored as the kernel says (the launcher's start), or as the runtime
+    // that exec'd us says (its SIGSYS action was strata's handler).
+    let handed_ignored = crate::config::flags() & strata_proto::FLAG_SIGSYS_IGNORED != 0;
+    if old.handler == sys::SIG_IGN || handed_ignored {
         set_vsys(&KSigaction {
             handler: sys::SIG_IGN,
             ..Default::default()

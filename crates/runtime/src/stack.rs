@@ -378,15 +378,16 @@ extern "C" fn host_read_mem(addr: u64, buf: *mut u8, len: usize) -> i64 {
     if buf.is_null() {
         return -(sys::EFAULT as i64);
     }
-    // SAFETY: the extension passes its own buffer of `len` bytes.
-    let dst = unsafe { core::slice::from_raw_parts_mut(buf, len) };
     let mut done = 0;
     // Page by page, so a read that runs into an unmapped page returns what
     // came before it.
     while done < len {
         let at = addr as usize + done;
         let chunk = (4096 - (at & 4095)).min(len - done);
-        if sys::copy_from_user(&mut dst[done..done + chunk], at).is_err() {
+        // SAFETY: the extension passes its own buffer of `len` bytes, which
+        // may not be initialised yet (strata_ext::PathBuf): written through
+        // the raw pointer, never read.
+        if unsafe { sys::copy_from_user_raw(buf.add(done), chunk, at) }.is_err() {
             break;
         }
         done += chunk;

@@ -355,23 +355,38 @@ fn grow_stack_to(addr: usize) -> bool {
 /// Copies `dst.len()` bytes from the program's address `src` without
 /// faulting: a bad address gives EFAULT, as the kernel would.
 pub fn copy_from_user(dst: &mut [u8], src: usize) -> Result<(), isize> {
-    match copy_from_user_once(dst, src) {
-        Err(EFAULT) if grow_stack_to(src) => copy_from_user_once(dst, src),
+    // SAFETY: `dst` is a valid, writable slice.
+    unsafe { copy_from_user_raw(dst.as_mut_ptr(), dst.len(), src) }
+}
+
+/// [`copy_from_user`] into `len` bytes at `dst`, which need not be
+/// initialised (an extension's `PathBuf`).
+///
+/// # Safety
+/// `dst` is valid for writes of `len` bytes.
+pub unsafe fn copy_from_user_raw(dst: *mut u8, len: usize, src: usize) -> Result<(), isize> {
+    // SAFETY: forwarded contract.
+    match unsafe { copy_from_user_once(dst, len, src) } {
+        // SAFETY: as above.
+        Err(EFAULT) if grow_stack_to(src) => unsafe { copy_from_user_once(dst, len, src) },
         r => r,
     }
 }
 
-fn copy_from_user_once(dst: &mut [u8], src: usize) -> Result<(), isize> {
-    if dst.is_empty() {
+/// # Safety
+/// As [`copy_from_user_raw`].
+unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<(), isize> {
+    if len == 0 {
         return Ok(());
     }
     if crate::fast::direct_copy_ok() {
-        // SAFETY: writes only `dst`; a fault on `src` is recovered into 1.
-        let r = unsafe { crate::fast::strata_safe_copy(dst.as_mut_ptr(), src as *const u8, dst.len()) };
+        // SAFETY: writes only the `len` bytes at `dst` (contract); a fault
+        // on `src` is recovered into 1.
+        let r = unsafe { crate::fast::strata_safe_copy(dst, src as *const u8, len) };
         return if r == 0 { Ok(()) } else { Err(EFAULT) };
     }
-    let local = [dst.as_mut_ptr() as usize, dst.len()];
-    let remote = [src, dst.len()];
+    let local = [dst as usize, len];
+    let remote = [src, len];
     // SAFETY: process_vm_readv on our own pid writes only into `dst`, whose
     // bounds we pass; a bad `src` yields an error, never a fault.
     let r = unsafe {
@@ -381,7 +396,7 @@ fn copy_from_user_once(dst: &mut [u8], src: usize) -> Result<(), isize> {
         )
     };
     match check(r) {
-        Ok(n) if n == dst.len() => Ok(()),
+        Ok(n) if n == len => Ok(()),
         Ok(_) => Err(EFAULT),
         Err(e) if e == EPERM || e == 38 /* ENOSYS */ => Err(EFAULT),
         Err(e) => Err(e),

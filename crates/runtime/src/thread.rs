@@ -95,6 +95,10 @@ pub struct Thread {
     /// call (a kernel restart of it becomes ERESTARTSYS, then a restart at
     /// the site's own `syscall`).
     pub fast_sc_prog: u8,
+    /// Address of the `syscall` instruction `fast::issue` is running (set
+    /// just before it): a signal at that address is at the issued call, not
+    /// at a `syscall` of strata's own that a nested handler was making.
+    pub issue_pc: u64,
     /// The call must be served by the trap path after all (resume at the
     /// site's `syscall`).
     pub fast_bail: u8,

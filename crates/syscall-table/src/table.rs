@@ -228,11 +228,11 @@ syscall_table! {
     154 modify_ldt              Other   Passthrough false "read or write the local descriptor table";
     155 pivot_root              File    Passthrough false "change the root mount";
     156 _sysctl                 Other   Passthrough false enosys!("binary sysctl interface, removed in Linux 5.5");
-    157 prctl                   Process Partial     false "process controls; PR_SET_SYSCALL_USER_DISPATCH is virtualized; other options pass through";
+    157 prctl                   Process Partial     false "process controls; PR_SET_SYSCALL_USER_DISPATCH is virtualized; before PR_SET_SECCOMP strata works out the program's /proc/self/exe name (as for seccomp); other options pass through";
     158 arch_prctl              Process Partial     false "x86-64 thread state (FS/GS base, CPUID faulting, ...); ARCH_SET_GS/ARCH_GET_GS are virtualized (strata keeps its per-thread state in GS base)";
     159 adjtimex                Time    Passthrough false "read or tune the kernel clock";
     160 setrlimit               Process Passthrough false "set a resource limit";
-    161 chroot                  File    Passthrough false "change the root directory";
+    161 chroot                  File    Partial     false "change the root directory; strata works out the program's /proc/self/exe name first (its path may not resolve under the new root)";
     162 sync                    Other   Passthrough true  "flush all file systems to storage";
     163 acct                    File    Passthrough false "turn process accounting on or off";
     164 settimeofday            Time    Passthrough false "set the wall-clock time";
@@ -388,7 +388,7 @@ syscall_table! {
     314 sched_setattr           Process Passthrough false "set a scheduling policy and its attributes";
     315 sched_getattr           Process Passthrough false "read a scheduling policy and its attributes";
     316 renameat2               File    Passthrough false "rename with flags (RENAME_NOREPLACE, RENAME_EXCHANGE, RENAME_WHITEOUT)";
-    317 seccomp                 Process Passthrough false "install a seccomp filter or mode; filters also apply to strata's own calls, as they should";
+    317 seccomp                 Process Partial     false "install a seccomp filter or mode; filters also apply to strata's own calls, as they should, so strata works out the program's /proc/self/exe name first (a filter could refuse the calls that find it)";
     318 getrandom               Other   Passthrough true  "random bytes (waits until the kernel's pool is initialized)";
     319 memfd_create            Desc    Passthrough false "create an anonymous memory-backed file";
     320 kexec_file_load         Other   Passthrough false "load a new kernel to boot into, from descriptors";
