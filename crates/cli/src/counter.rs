@@ -231,6 +231,33 @@ impl Drop for CounterFile {
     }
 }
 
+/// Writes the new file `f`: `head` (the header page), then zeros up to
+/// `size` bytes, allocated with fallocate, which reads back as zeros,
+/// rather than written (a 1 MiB trace ring written out cost the launcher
+/// 256 page faults and a megabyte of writes at every start). The blocks are
+/// allocated now either way, so a full file system shows here and not as a
+/// SIGBUS in a process writing the ring later. Falls back to writing the
+/// zeros where fallocate is refused.
+fn write_zero_filled(f: &mut fs::File, head: &[u8], size: usize) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    f.write_all(head)?;
+    if head.len() >= size {
+        return Ok(());
+    }
+    // SAFETY: fallocate on a descriptor this function borrows.
+    if unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) } == 0 {
+        return Ok(());
+    }
+    let zeros = [0u8; 4096];
+    let mut left = size - head.len();
+    while left > 0 {
+        let n = left.min(zeros.len());
+        f.write_all(&zeros[..n])?;
+        left -= n;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,31 +347,4 @@ mod tests {
         assert_eq!(temp_dir(Some("/var/tmp".into())), PathBuf::from("/var/tmp"));
         assert!(temp_dir(Some("rel".into())).is_absolute());
     }
-}
-
-/// Writes the new file `f`: `head` (the header page), then zeros up to
-/// `size` bytes, allocated with fallocate, which reads back as zeros,
-/// rather than written (a 1 MiB trace ring written out cost the launcher
-/// 256 page faults and a megabyte of writes at every start). The blocks are
-/// allocated now either way, so a full file system shows here and not as a
-/// SIGBUS in a process writing the ring later. Falls back to writing the
-/// zeros where fallocate is refused.
-fn write_zero_filled(f: &mut fs::File, head: &[u8], size: usize) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    f.write_all(head)?;
-    if head.len() >= size {
-        return Ok(());
-    }
-    // SAFETY: fallocate on a descriptor this function borrows.
-    if unsafe { libc::fallocate(f.as_raw_fd(), 0, 0, size as libc::off_t) } == 0 {
-        return Ok(());
-    }
-    let zeros = [0u8; 4096];
-    let mut left = size - head.len();
-    while left > 0 {
-        let n = left.min(zeros.len());
-        f.write_all(&zeros[..n])?;
-        left -= n;
-    }
-    Ok(())
 }
