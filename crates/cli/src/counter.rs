@@ -233,8 +233,8 @@ impl Drop for CounterFile {
 
 /// Writes the new file `f`: `head` (the header page), then zeros up to
 /// `size` bytes, allocated with fallocate, which reads back as zeros,
-/// rather than written (a 1 MiB trace ring written out cost the launcher
-/// 256 page faults and a megabyte of writes at every start). The blocks are
+/// rather than written (a trace ring written out cost the launcher a page
+/// fault and a page of writes per 4 KiB at every start). The blocks are
 /// allocated now either way, so a full file system shows here and not as a
 /// SIGBUS in a process writing the ring later. Falls back to writing the
 /// zeros where fallocate is refused.

@@ -170,15 +170,28 @@ pub fn runtime_path() -> Result<PathBuf, Error> {
     }
 }
 
-/// The launch-configuration flags for these options.
+/// The launch-configuration flags for these options. No rewriting on a CPU
+/// without LAHF/SAHF in 64-bit mode: the fast path's exit restores the
+/// program's flags with sahf (every call then takes the trap path).
 pub fn flags(follow_exec: bool, rewrite: args::Rewrite) -> u32 {
     let mut f = if follow_exec { FLAG_FOLLOW_EXEC } else { 0 };
     f |= match rewrite {
+        _ if !lahf_in_long_mode() => 0,
         args::Rewrite::On => FLAG_REWRITE_LAZY | FLAG_REWRITE_EAGER,
         args::Rewrite::Lazy => FLAG_REWRITE_LAZY,
         args::Rewrite::Off => 0,
     };
     f
+}
+
+/// Whether this CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001, ECX
+/// bit 0): every x86-64 CPU since about 2006, not the very first. Asked
+/// here, once per run: in a virtual machine each CPUID is a trap to the
+/// hypervisor, too dear for every process start.
+fn lahf_in_long_mode() -> bool {
+    use std::arch::x86_64::__cpuid;
+    let max = __cpuid(0x8000_0000).eax;
+    max >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & 1 != 0
 }
 
 /// Encodes the value of [`ENV_VAR`].

@@ -738,12 +738,11 @@ impl Sandbox {
         // Below the limit by this process's bound: no need to count.
         // Otherwise count, and start the bound again from the real number
         // (unless another thread moved it meanwhile: its word stands).
-        let pid = u64::from(c.pid) << 32;
+        // UNKNOWN's high half is no pid.
+        let owner = u64::from(c.pid) << 32;
         let v = bound.load(Ordering::Relaxed);
-        let b = (v & 0xffff_ffff) as usize;
-        if v != UNKNOWN
-            && v >> 32 == pid >> 32
-            && b < max
+        if v & !0xffff_ffff == owner
+            && ((v & 0xffff_ffff) as usize) < max
             && bound
                 .compare_exchange(v, v + 1, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
@@ -751,12 +750,12 @@ impl Sandbox {
             return None;
         }
         let now = count();
-        let word = |n: usize| pid | (n as u64).min(0xffff_fffe);
-        if now < max {
-            let _ = bound.compare_exchange(v, word(now + 1), Ordering::Relaxed, Ordering::Relaxed);
+        let allowed = now < max;
+        let next = owner | ((now + usize::from(allowed)) as u64).min(0xffff_fffe);
+        let _ = bound.compare_exchange(v, next, Ordering::Relaxed, Ordering::Relaxed);
+        if allowed {
             return None;
         }
-        let _ = bound.compare_exchange(v, word(now), Ordering::Relaxed, Ordering::Relaxed);
         let v = Verdict {
             act: Act::Deny,
             errno: EAGAIN,

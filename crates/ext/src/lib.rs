@@ -381,24 +381,23 @@ fn host() -> Option<&'static abi::Host> {
 
 /// Reads program memory at `addr` into `buf`: bytes read or `Err(-EFAULT)`.
 pub fn read_mem(addr: u64, buf: &mut [u8]) -> Result<usize, i64> {
-    let Some(h) = host() else { return Err(-EFAULT) };
-    let r = (h.read_mem)(addr, buf.as_mut_ptr(), buf.len());
-    if r < 0 {
-        Err(r)
-    } else {
-        Ok(r as usize)
-    }
+    read_raw(addr, buf.as_mut_ptr(), buf.len())
 }
 
 /// [`read_mem`] into memory not yet initialised: bytes read (the first
 /// that many of `buf` are then initialised) or `Err(-EFAULT)`.
 fn read_mem_into(addr: u64, buf: &mut [core::mem::MaybeUninit<u8>]) -> Result<usize, i64> {
+    read_raw(addr, buf.as_mut_ptr().cast::<u8>(), buf.len())
+}
+
+/// The host's read of program memory into the `len` bytes at `buf`.
+fn read_raw(addr: u64, buf: *mut u8, len: usize) -> Result<usize, i64> {
     let Some(h) = host() else { return Err(-EFAULT) };
-    let r = (h.read_mem)(addr, buf.as_mut_ptr().cast::<u8>(), buf.len());
+    let r = (h.read_mem)(addr, buf, len);
     if r < 0 {
         Err(r)
     } else {
-        Ok((r as usize).min(buf.len()))
+        Ok((r as usize).min(len))
     }
 }
 
@@ -799,7 +798,8 @@ mod tests {
         assert_eq!(p.push(b"b"), Err(-super::ENAMETOOLONG));
         assert_eq!(p.len(), PathBuf::CAP);
         assert_eq!(c_text(&p)[PathBuf::CAP], 0);
-        // Without a host, reading program memory fails cleanly.
+        // Reading memory that is not there (no host, or none at that
+        // address: another test may have set one) fails cleanly.
         assert_eq!(p.read_from(0x1000), Err(-super::EFAULT));
         assert!(p.is_empty() && c_text(&p) == b"\0");
     }

@@ -86,21 +86,9 @@ pub fn enable_for_main_thread() {
     // exec) or, at the launcher's start, inherited. A blocked SIGSYS
     // becomes virtual.
     let handed = crate::config::program_mask();
-    // Also without layers: the fast path copies program memory directly
-    // and recovers from a fault through the guard. With every signal
-    // blocked (after an exec by strata-rt), the guards go first and the
-    // SIGSYS handler last, each installed by the call that reads the
-    // inherited action. Otherwise (the launcher's first start) the SIGSYS
-    // handler goes first, so that it reads the inherited SIGSYS action
-    // before a guard's installation puts strata's handler there.
-    let blocked = handed.is_some();
-    if blocked {
-        signals::install_fault_guards(true);
-        signals::install_sigsys_handler(true);
-    } else {
-        signals::install_sigsys_handler(false);
-        signals::install_fault_guards(false);
-    }
+    // The fault guards also without layers: the fast path copies program
+    // memory directly and recovers from a fault through the guard.
+    signals::install_start_handlers(handed.is_some());
     let mask = handed.unwrap_or_else(sys::sigmask);
     if mask & sys::SIGSYS_BIT != 0 {
         t.vsigsys_blocked = 1;

@@ -2,7 +2,7 @@
 //! program may later overwrite its initial environment strings).
 
 use crate::load::Path;
-use crate::sys::{self, Sysno};
+use crate::sys;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use strata_proto::Config;
 
@@ -19,8 +19,8 @@ static mut RUNTIME: Path = Path::new();
 /// Records the configuration and our own path (to re-exec on execve):
 /// `execfn`, the path the kernel was given to exec strata-rt (AT_EXECFN),
 /// when it is absolute (the launcher and strata-rt itself exec it by its
-/// absolute path); otherwise what /proc/self/exe names (a lookup in /proc
-/// costs about as much as the rest of the configuration together).
+/// absolute path); otherwise what /proc/self/exe names (a lookup in /proc,
+/// whose entries for a new process the kernel builds on demand).
 ///
 /// # Safety
 /// Called once at start, single-threaded.
@@ -43,13 +43,7 @@ pub unsafe fn init(c: &Config, execfn: Option<&[u8]>) -> Result<(), isize> {
                 rt.set(p)?
             }
             _ => {
-                let r = sys::sc(
-                    Sysno::readlink,
-                    &[c"/proc/self/exe".as_ptr() as usize, rt.buf.as_mut_ptr() as usize, 4096],
-                );
-                let n = sys::check(r)?;
-                rt.buf[n] = 0;
-                rt.len = n;
+                rt.read_link(c"/proc/self/exe".as_ptr().cast())?;
             }
         }
     }

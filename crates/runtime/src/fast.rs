@@ -163,7 +163,8 @@ global_asm!(
     // and DF (cld above). DF first; then OF, by adding 0x80000000 to itself
     // or 0 to 0; then SF, ZF, AF, PF and CF from AH with sahf, which leaves
     // OF. rax is free until the result is loaded back (the roll-forward
-    // takes it from `result` too).
+    // takes it from `result` too). On a CPU without sahf in 64-bit mode
+    // the launcher turns rewriting off (cli `flags`), so this never runs.
     "    mov %gs:{prog_flags}, %r11",
     "    bt $10, %r11",
     "    jnc 3f",
@@ -351,11 +352,6 @@ pub fn init() -> bool {
     if unsafe { STRATA_SLOW_STUB } != 0 {
         return true;
     }
-    if !lahf_in_long_mode() {
-        // The fast exit restores the program's flags with sahf; without it
-        // every call takes the trap path (correct, slower).
-        return false;
-    }
     let Some(page) = sys::mmap_anon(4096, sys::PROT_READ | sys::PROT_WRITE) else {
         return false;
     };
@@ -368,14 +364,6 @@ pub fn init() -> bool {
     // SAFETY: single-threaded start.
     unsafe { STRATA_SLOW_STUB = page as u64 };
     true
-}
-
-/// Whether this CPU has LAHF/SAHF in 64-bit mode (CPUID 0x80000001, ECX
-/// bit 0): every x86-64 CPU since about 2006, not the very first.
-fn lahf_in_long_mode() -> bool {
-    use core::arch::x86_64::__cpuid;
-    let max = __cpuid(0x8000_0000).eax;
-    max >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & 1 != 0
 }
 
 /// Calls that need the trap path's real signal frame (those that change the
@@ -704,8 +692,8 @@ pub fn issue(t: &mut Thread, nr: usize, a: [u64; 6], prog: bool) -> isize {
 /// kill of itself), and another during that signal's handling, at one of
 /// strata's own calls; taken for a restart of the issued call, it restarted
 /// the program's call with strata's own call number (kill became
-/// rt_sigprocmask and failed with EINVAL, about 1 run in 150 of CPython's
-/// test_stress_delivery_simultaneous under a layer).
+/// rt_sigprocmask and failed with EINVAL: CPython's
+/// test_stress_delivery_simultaneous under a layer, now and then).
 fn at_issued_call(t: &Thread, pc: u64) -> bool {
     pc == t.issue_pc && crate::image::in_text(pc as usize)
 }

@@ -23,7 +23,7 @@ const AT_PHNUM: u64 = 5;
 const AT_BASE: u64 = 7;
 const AT_FLAGS: u64 = 8;
 const AT_ENTRY: u64 = 9;
-const AT_EXECFN: u64 = 31;
+pub(crate) const AT_EXECFN: u64 = 31;
 
 /// A NUL-terminated path in a fixed buffer.
 pub struct Path {
@@ -46,6 +46,34 @@ impl Path {
         self.buf[s.len()] = 0;
         self.len = s.len();
         Ok(())
+    }
+    /// Appends `/` and `s` (a name under the directory this path names).
+    pub fn join(&mut self, s: &[u8]) -> Result<(), isize> {
+        let end = self.len + 1 + s.len();
+        if end > PATH_MAX || s.contains(&0) {
+            return Err(36); // ENAMETOOLONG
+        }
+        self.buf[self.len] = b'/';
+        self.buf[self.len + 1..end].copy_from_slice(s);
+        self.buf[end] = 0;
+        self.len = end;
+        Ok(())
+    }
+    /// Replaces the contents with the target of the symbolic link `link`
+    /// (a NUL-terminated path); its length.
+    pub fn read_link(&mut self, link: *const u8) -> Result<usize, isize> {
+        // SAFETY: `link` is NUL-terminated (caller); the buffer's size less
+        // the NUL's byte is passed.
+        let r = unsafe {
+            sys::sc(
+                Sysno::readlink,
+                &[link as usize, self.buf.as_mut_ptr() as usize, PATH_MAX],
+            )
+        };
+        let len = sys::check(r)?;
+        self.len = len;
+        self.buf[len] = 0;
+        Ok(len)
     }
     pub fn bytes(&self) -> &[u8] {
         &self.buf[..self.len]
@@ -203,8 +231,8 @@ static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LE
 
 /// Canonical path of the ELF file being run (what /proc/self/exe names),
 /// worked out the first time it is asked for ([`exe`]): finding it takes
-/// a lookup in /proc, which costs a start about as much as reading the
-/// launch configuration, and most programs never ask.
+/// a lookup in /proc, whose entries for a new process the kernel builds on
+/// demand, and most programs never ask.
 static mut EXE: Path = Path::new();
 /// The ELF file as the loader opened it (absolute), and its device and
 /// inode, from which [`exe`] finds the canonical name.
@@ -340,16 +368,11 @@ fn note_exe(path: &Path, f: &File) {
         let _ = o.set(path.bytes());
         return;
     };
+    o.len = n;
     let rel = path.bytes();
-    let rel = rel.strip_prefix(b"./").unwrap_or(rel);
-    if n + 1 + rel.len() > PATH_MAX {
+    if o.join(rel.strip_prefix(b"./").unwrap_or(rel)).is_err() {
         let _ = o.set(path.bytes());
-        return;
     }
-    o.buf[n] = b'/';
-    o.buf[n + 1..n + 1 + rel.len()].copy_from_slice(rel);
-    o.len = n + 1 + rel.len();
-    o.buf[o.len] = 0;
 }
 
 fn fail(path: &[u8], e: isize) -> ! {
@@ -518,18 +541,8 @@ pub fn fd_name(fd: usize, out: &mut Path) -> Result<usize, isize> {
     for (i, &c) in digits[..d].iter().rev().enumerate() {
         link[prefix.len() + i] = c;
     }
-    // SAFETY: `link` is NUL-terminated (zeroed beyond the digits); the output
-    // buffer's size is passed.
-    let r = unsafe {
-        sys::sc(
-            Sysno::readlink,
-            &[link.as_ptr() as usize, out.buf.as_mut_ptr() as usize, PATH_MAX],
-        )
-    };
-    let len = sys::check(r)?;
-    out.len = len;
-    out.buf[len] = 0;
-    Ok(len)
+    // `link` is NUL-terminated: zeroed beyond the digits.
+    out.read_link(link.as_ptr())
 }
 
 /// What the initial stack needs.

@@ -170,7 +170,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
         }
     };
     // SAFETY: single-threaded start.
-    if let Err(e) = unsafe { config::init(&cfg, auxv_string(auxv, AT_EXECFN)) } {
+    if let Err(e) = unsafe { config::init(&cfg, auxv_string(auxv, load::AT_EXECFN)) } {
         out::Line::new()
             .str("strata-rt: cannot read the launch configuration: ")
             .str(out::strerror(e))
@@ -195,8 +195,6 @@ unsafe fn rt_main(sp: *const usize) -> ! {
     // SAFETY: single-threaded start with the kernel's stack intact.
     unsafe { load::start(&si) }
 }
-
-const AT_EXECFN: u64 = 31;
 
 /// The string auxiliary vector entry `ty` points at, if the kernel gave one.
 fn auxv_string(auxv: *const u64, ty: u64) -> Option<&'static [u8]> {

@@ -267,13 +267,8 @@ fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Resu
         }
         return out.set(&link.buf[..len]);
     }
-    if len + 1 + p.len() > 4096 {
-        return Err(36);
-    }
-    link.buf[len] = b'/';
-    link.buf[len + 1..len + 1 + p.len()].copy_from_slice(p);
-    link.len = len + 1 + p.len();
-    out.set(&link.buf[..link.len])
+    link.join(p)?;
+    out.set(link.bytes())
 }
 
 static BRK_LOCK: AtomicUsize = AtomicUsize::new(0);

@@ -97,13 +97,27 @@ fn guard_action() -> KSigaction {
     }
 }
 
-fn install_guard(i: usize, virt: &KSigaction) -> isize {
+/// The kernel's action for `sig` (what rt_sigaction's old-action argument
+/// returns), after installing `new` when given.
+fn kernel_sigaction(sig: usize, new: Option<&KSigaction>) -> Result<KSigaction, isize> {
+    let mut old = KSigaction::default();
+    let new = new.map_or(0, |a| a as *const KSigaction as usize);
+    // SAFETY: rt_sigaction reading `new` (if any) and writing `old`, both ours.
+    sys::check(unsafe { sys::sc(Sysno::rt_sigaction, &[sig, new, &mut old as *mut _ as usize, 8]) })?;
+    Ok(old)
+}
+
+/// The program's (default) action for guarded signal `i`, which it reads
+/// back while the guard is installed.
+fn set_guard_virt(i: usize, virt: &KSigaction) {
     GUARD_VIRT[i][0].store(virt.flags, Ordering::Relaxed);
     GUARD_VIRT[i][1].store(virt.restorer, Ordering::Relaxed);
     GUARD_VIRT[i][2].store(virt.mask, Ordering::Relaxed);
-    let act = guard_action();
-    // SAFETY: installing strata's guard handler from a local.
-    let r = unsafe { sys::sc(Sysno::rt_sigaction, &[FAULT_SIGS[i], &act as *const _ as usize, 0, 8]) };
+}
+
+fn install_guard(i: usize, virt: &KSigaction) -> isize {
+    set_guard_virt(i, virt);
+    let r = kernel_sigaction(FAULT_SIGS[i], Some(&guard_action())).map_or_else(|e| -e, |_| 0);
     set_guard_on(i, r == 0);
     r
 }
@@ -116,7 +130,7 @@ fn install_guard(i: usize, virt: &KSigaction) -> isize {
 fn set_guard_on(i: usize, on: bool) {
     let was = GUARD_ON[i].swap(on as u64, Ordering::AcqRel) != 0;
     if was != on {
-        install_sigsys_action(&mut KSigaction::default());
+        install_sigsys_action();
     }
 }
 
@@ -131,52 +145,49 @@ fn sigsys_handler_mask() -> u64 {
     m
 }
 
-/// Installs the guard for every fault signal left at its default action
-/// (called once per process at start, after exec too), before
-/// [`install_sigsys_handler`], which sets SIGSYS's handler mask from what
-/// this installed. `blocked`: every signal is blocked meanwhile (a start
-/// after an exec by strata-rt), so one call can install the guard and read
-/// the inherited action, put back if it was not the default, without a
-/// signal ever meeting the guard in between.
-pub fn install_fault_guards(blocked: bool) {
-    for (i, &sig) in FAULT_SIGS.iter().enumerate() {
-        let mut old = KSigaction::default();
-        if blocked {
-            let act = guard_action();
-            // SAFETY: installing strata's guard from a local and reading the
-            // inherited action into another.
-            let r = unsafe {
-                sys::sc(
-                    Sysno::rt_sigaction,
-                    &[sig, &act as *const _ as usize, &mut old as *mut _ as usize, 8],
-                )
-            };
-            if r != 0 {
-                continue;
-            }
-            if old.handler == sys::SIG_DFL {
-                record_guard(i, &old);
-            } else {
-                // SAFETY: putting the inherited action back from a local.
-                unsafe { sys::sc(Sysno::rt_sigaction, &[sig, &old as *const _ as usize, 0, 8]) };
-            }
-            continue;
+/// Installs strata's handlers at a process start: a guard for every fault
+/// signal left at its default action, then strata's SIGSYS handler, whose
+/// mask depends on the guards, keeping an inherited ignored SIGSYS ignored
+/// for the program. `blocked`: every signal is blocked meanwhile (a start
+/// after an exec by strata-rt), so each handler is installed by the call
+/// that reads the inherited action (a guard's put back at once if that was
+/// not the default). Otherwise (the launcher's first start), each action is
+/// read first, and SIGSYS's before a guard's installation puts strata's
+/// handler there.
+pub fn install_start_handlers(blocked: bool) {
+    // Ignored as the kernel says (the launcher's start), or as the runtime
+    // that exec'd us says (its SIGSYS action was strata's handler).
+    let keep_ignored = |old: KSigaction| {
+        if old.handler == sys::SIG_IGN || crate::config::flags() & strata_proto::FLAG_SIGSYS_IGNORED != 0 {
+            set_vsys(&KSigaction {
+                handler: sys::SIG_IGN,
+                ..Default::default()
+            });
         }
-        // SAFETY: querying the inherited action into a local.
-        unsafe { sys::sc(Sysno::rt_sigaction, &[sig, 0, &mut old as *mut _ as usize, 8]) };
-        if old.handler == sys::SIG_DFL {
+    };
+    if !blocked {
+        keep_ignored(kernel_sigaction(sys::SIGSYS, None).unwrap_or_default());
+        install_sigsys_action();
+    }
+    for (i, &sig) in FAULT_SIGS.iter().enumerate() {
+        if blocked {
+            match kernel_sigaction(sig, Some(&guard_action())) {
+                Ok(old) if old.handler == sys::SIG_DFL => {
+                    set_guard_virt(i, &old);
+                    GUARD_ON[i].store(1, Ordering::Release);
+                }
+                Ok(old) => {
+                    let _ = kernel_sigaction(sig, Some(&old));
+                }
+                Err(_) => {}
+            }
+        } else if let Some(old) = kernel_sigaction(sig, None).ok().filter(|o| o.handler == sys::SIG_DFL) {
             install_guard(i, &old);
         }
     }
-}
-
-/// The guard is installed for guarded signal `i` over the program's
-/// (default) action `virt`, before strata's SIGSYS handler is.
-fn record_guard(i: usize, virt: &KSigaction) {
-    GUARD_VIRT[i][0].store(virt.flags, Ordering::Relaxed);
-    GUARD_VIRT[i][1].store(virt.restorer, Ordering::Relaxed);
-    GUARD_VIRT[i][2].store(virt.mask, Ordering::Relaxed);
-    GUARD_ON[i].store(1, Ordering::Release);
+    if blocked {
+        keep_ignored(install_sigsys_action());
+    }
 }
 
 /// The guard handler.
@@ -235,49 +246,16 @@ unsafe extern "C" fn strata_on_fault(sig: i32, info: *mut SigInfo, uc: *mut UCon
     unsafe { sys::sc(Sysno::tgkill, &[sys::getpid(), sys::gettid(), sig]) };
 }
 
-/// Installs strata's SIGSYS handler; called once per process at start.
-/// `blocked` as for [`install_fault_guards`]: the inherited action (an
-/// ignored SIGSYS stays ignored for the program) is read by the call that
-/// installs the handler.
-pub fn install_sigsys_handler(blocked: bool) {
-    let mut old = KSigaction::default();
-    if blocked {
-        install_sigsys_action(&mut old);
-    } else {
-        // SAFETY: querying the inherited SIGSYS action into a local.
-        unsafe { sys::sc(Sysno::rt_sigaction, &[sys::SIGSYS, 0, &mut old as *mut _ as usize, 8]) };
-    }
-    // Ignored as the kernel says (the launcher's start), or as the runtime
-    // that exec'd us says (its SIGSYS action was strata's handler).
-    let handed_ignored = crate::config::flags() & strata_proto::FLAG_SIGSYS_IGNORED != 0;
-    if old.handler == sys::SIG_IGN || handed_ignored {
-        set_vsys(&KSigaction {
-            handler: sys::SIG_IGN,
-            ..Default::default()
-        });
-    }
-    if !blocked {
-        install_sigsys_action(&mut KSigaction::default());
-    }
-}
-
-/// Installs strata's SIGSYS handler with the current handler mask; the
-/// action it replaces goes to `old`.
-fn install_sigsys_action(old: &mut KSigaction) {
+/// Installs strata's SIGSYS handler with the current handler mask; returns
+/// the action it replaced (default when the call fails).
+fn install_sigsys_action() -> KSigaction {
     let act = KSigaction {
         handler: crate::asm::strata_sigsys_entry as *const () as u64,
         flags: sys::SA_SIGINFO | sys::SA_ONSTACK | sys::SA_RESTORER,
         restorer: crate::asm::strata_restorer as *const () as u64,
         mask: sigsys_handler_mask(),
     };
-    // SAFETY: installing our handler with our restorer; `old` is a local
-    // of the caller.
-    unsafe {
-        sys::sc(
-            Sysno::rt_sigaction,
-            &[sys::SIGSYS, &act as *const _ as usize, old as *mut _ as usize, 8],
-        )
-    };
+    kernel_sigaction(sys::SIGSYS, Some(&act)).unwrap_or_default()
 }
 
 /// The program's view of its signal mask.

@@ -4,8 +4,9 @@
 //! At start the runtime reads the stack specification from the session file
 //! (the launcher wrote it: one layer per line, top first), builds each layer
 //! (a built-in extension, or an extension object loaded by dso.rs) and
-//! compiles the dispatch once: `FIRST[nr]` is the top-most layer interested
-//! in call `nr`, `NEXT[i][nr]` the next interested layer below layer `i`.
+//! compiles the dispatch once: `mask[nr]` has a bit for each layer
+//! interested in call `nr` (the top-most one is its lowest bit, the next
+//! one below layer `i` its lowest bit above `i`).
 //! A call no layer wants goes straight to the bottom; a layer's `Below`
 //! skips the layers below it that do not want the call (Pebble's
 //! demultiplexing compiled away).
@@ -31,8 +32,6 @@ struct Stack {
     n: usize,
     layers: [core::mem::MaybeUninit<ExtDesc>; MAX_LAYERS],
     below: [core::mem::MaybeUninit<abi::Below>; MAX_LAYERS],
-    first: [u8; NRS],
-    next: [[u8; NRS]; MAX_LAYERS],
     /// Per call number, the layers that see it, one bit each (bit i: layer
     /// i); [`descend`] walks them in order, top first. `all`: the mask for
     /// numbers past the table (every layer below sees them).
@@ -68,8 +67,6 @@ static mut STACK: Stack = Stack {
     n: 0,
     layers: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
     below: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
-    first: [NO_LAYER; NRS],
-    next: [[NO_LAYER; NRS]; MAX_LAYERS],
     mask: [0; NRS],
     all: 0,
     hooks: [NO_HOOK; MAX_LAYERS],
@@ -101,19 +98,28 @@ pub fn counters() -> Option<&'static [AtomicU64]> {
     (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p as *const AtomicU64, counts::FILE_SIZE / 8) })
 }
 
-/// Whether any layer exists.
-pub fn active() -> bool {
-    stack().n != 0
+/// The layers interested in `nr`, one bit each (numbers past the table:
+/// every layer).
+#[inline(always)]
+fn layers(nr: usize) -> u32 {
+    let st = stack();
+    u32::from(st.mask.get(nr).copied().unwrap_or(st.all))
+}
+
+/// The lowest layer of `m` (NO_LAYER: none).
+#[inline(always)]
+fn lowest(m: u32) -> u8 {
+    if m == 0 {
+        NO_LAYER
+    } else {
+        m.trailing_zeros() as u8
+    }
 }
 
 /// The top-most layer interested in `nr`.
 #[inline(always)]
 pub fn first(nr: usize) -> u8 {
-    match stack().first.get(nr) {
-        Some(&l) => l,
-        None if active() => 0,
-        None => NO_LAYER,
-    }
+    lowest(layers(nr))
 }
 
 fn desc(i: usize) -> &'static ExtDesc {
@@ -142,7 +148,7 @@ pub fn layer_name(i: usize) -> &'static [u8] {
 /// is a return level after the system call (see `fast::passthrough`).
 /// The layers that see the call are the bits of its mask from `first` on,
 /// so a layer costs a bit scan and its entry in `hooks`, not a walk of the
-/// descriptors and the NEXT table. Inlined for the same reason.
+/// descriptors. Inlined for the same reason.
 #[inline(always)]
 fn descend(first: u8, c: &mut Call) -> i64 {
     let nr = c.nr as usize;
@@ -150,7 +156,7 @@ fn descend(first: u8, c: &mut Call) -> i64 {
     let mut m: u32 = if first == NO_LAYER {
         0
     } else {
-        u32::from(st.mask.get(nr).copied().unwrap_or(st.all)) & (!0u32 << first)
+        layers(nr) & (!0u32 << first)
     };
     let mut passed = [0u8; MAX_LAYERS];
     let mut cookies = [0u64; MAX_LAYERS];
@@ -251,12 +257,7 @@ fn is_hook(d: &ExtDesc) -> bool {
 /// The next layer below `i` interested in `nr` (NO_LAYER: the bottom).
 #[inline(always)]
 fn next_of(i: usize, nr: usize) -> u8 {
-    match stack().next.get(i).and_then(|row| row.get(nr)) {
-        Some(&l) => l,
-        // Numbers past the table: every layer below sees them.
-        None if i + 1 < stack().n => (i + 1) as u8,
-        None => NO_LAYER,
-    }
+    lowest(layers(nr) & (!1u32 << i))
 }
 
 /// What layer `i`'s `Below` does: the rest of the stack below it.
@@ -686,22 +687,9 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
         });
         st.n += 1;
     }
-    // Compile the dispatch: bottom-up, NEXT[i][nr] is the nearest
-    // interested layer below i.
-    let n = st.n;
-    let mut below = [NO_LAYER; NRS];
-    for i in (0..n).rev() {
-        st.next[i] = below;
-        // SAFETY: written above.
-        let d = unsafe { st.layers[i].assume_init_ref() };
-        for (nr, b) in below.iter_mut().enumerate() {
-            if takes_calls(d) && d.interest.contains(nr as u32) {
-                *b = i as u8;
-            }
-        }
-    }
-    st.first = below;
-    for i in 0..n {
+    // Compile the dispatch: each call number's layers, and each hook
+    // layer's entry points.
+    for i in 0..st.n {
         // SAFETY: written above.
         let d = unsafe { st.layers[i].assume_init_ref() };
         st.hooks[i] = Hook {
