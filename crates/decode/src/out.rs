@@ -108,16 +108,25 @@ pub(crate) struct MemBytes<'m> {
     base: u64,
     start: usize,
     len: usize,
+    /// The bytes the caller will look at are below `base + end`: a read
+    /// stops there (a one-byte buffer costs a one-byte read).
+    end: usize,
     buf: [u8; 256],
 }
 
 impl<'m> MemBytes<'m> {
     pub(crate) fn new(mem: &'m dyn Memory, base: u64) -> Self {
+        MemBytes::bounded(mem, base, usize::MAX)
+    }
+
+    /// Bytes at `base` of which the caller needs at most the first `end`.
+    pub(crate) fn bounded(mem: &'m dyn Memory, base: u64, end: usize) -> Self {
         MemBytes {
             mem,
             base,
             start: 0,
             len: 0,
+            end,
             buf: [0; 256],
         }
     }
@@ -129,7 +138,7 @@ impl<'m> MemBytes<'m> {
             // Never read across a page boundary in one go, as strace's
             // umovestr does not: a NUL before an unmapped page is found.
             let to_page = (4096 - (addr & 4095)) as usize;
-            let want = self.buf.len().min(to_page);
+            let want = self.buf.len().min(to_page).min(self.end.saturating_sub(i).max(1));
             let n = self.mem.read(addr, &mut self.buf[..want]).ok()?;
             if n == 0 {
                 return None;
@@ -147,6 +156,42 @@ impl Bytes for MemBytes<'_> {
     }
 }
 
+/// Quoted text on its way out: a few bytes gathered before one write.
+struct Run {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Run {
+    /// Flush when more than this is held: the longest escape (`\ooo`,
+    /// `\xNN`) always fits after it.
+    const ROOM: usize = 60;
+
+    const fn new() -> Run {
+        Run { buf: [0; 64], len: 0 }
+    }
+
+    /// Appends `b` (at most 4 bytes; the caller flushes past ROOM).
+    fn push(&mut self, b: &[u8]) {
+        for &x in b {
+            if let Some(slot) = self.buf.get_mut(self.len) {
+                *slot = x;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// Writes what is held (ASCII by construction).
+    fn flush(&mut self, p: &mut P) -> R {
+        if self.len == 0 {
+            return Ok(());
+        }
+        let text = core::str::from_utf8(self.buf.get(..self.len).unwrap_or(&[])).unwrap_or("");
+        self.len = 0;
+        p.write_str(text)
+    }
+}
+
 /// How a quoted string ended.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End {
@@ -154,6 +199,79 @@ pub(crate) enum End {
     Nul,
     /// After `size` bytes.
     Full,
+}
+
+/// `v` in decimal if it is below 100. Most numbers in a line
+/// (descriptors, small sizes and results) are: those are slices of a
+/// constant, with nothing to build or check.
+#[inline]
+fn small(v: u64) -> Option<&'static str> {
+    const SMALL: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+                         40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+                         8081828384858687888990919293949596979899";
+    if v >= 100 {
+        return None;
+    }
+    let end = v as usize * 2 + 2;
+    SMALL.get(end - 2 + usize::from(v < 10)..end)
+}
+
+/// A number's text, built right to left in a small buffer: what
+/// `write!(out, "{v}")` prints, without core::fmt's machinery (a traced
+/// line has several numbers, and the formatter is on every traced call's
+/// path).
+pub(crate) struct Digits {
+    buf: [u8; 24],
+}
+
+impl Digits {
+    pub(crate) const fn new() -> Digits {
+        Digits { buf: [0; 24] }
+    }
+
+    /// The text from `i` to the end (ASCII by construction).
+    fn tail(&self, i: usize) -> &str {
+        core::str::from_utf8(self.buf.get(i..).unwrap_or(&[])).unwrap_or("")
+    }
+
+    /// `v` in decimal, with a `-` if `neg`.
+    pub(crate) fn dec(&mut self, mut v: u64, neg: bool) -> &str {
+        if let (false, Some(s)) = (neg, small(v)) {
+            return s;
+        }
+        let mut i = self.buf.len();
+        loop {
+            i -= 1;
+            self.buf[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        if neg {
+            i -= 1;
+            self.buf[i] = b'-';
+        }
+        self.tail(i)
+    }
+
+    /// `v` as `{v:#x}`: `0x` and lower-case hex digits.
+    pub(crate) fn hex(&mut self, mut v: u64) -> &str {
+        const HEXD: &[u8; 16] = b"0123456789abcdef";
+        let mut i = self.buf.len();
+        loop {
+            i -= 1;
+            self.buf[i] = HEXD[(v & 15) as usize];
+            v >>= 4;
+            if v == 0 {
+                break;
+            }
+        }
+        i -= 2;
+        self.buf[i] = b'0';
+        self.buf[i + 1] = b'x';
+        self.tail(i)
+    }
 }
 
 pub(crate) fn is_err(ret: i64) -> bool {
@@ -220,12 +338,20 @@ impl<'a> P<'a> {
 
     /// PRINT_VAL_D.
     pub(crate) fn d(&mut self, v: i64) -> R {
-        write!(self, "{v}")
+        if let Some(s) = small(v as u64) {
+            return self.s(s);
+        }
+        let mut b = Digits::new();
+        self.s(b.dec(v.unsigned_abs(), v < 0))
     }
 
     /// PRINT_VAL_U.
     pub(crate) fn u(&mut self, v: u64) -> R {
-        write!(self, "{v}")
+        if let Some(s) = small(v) {
+            return self.s(s);
+        }
+        let mut b = Digits::new();
+        self.s(b.dec(v, false))
     }
 
     /// PRINT_VAL_X: `%#llx`, which prints 0 as `0`.
@@ -233,7 +359,8 @@ impl<'a> P<'a> {
         if v == 0 {
             self.write_str("0")
         } else {
-            write!(self, "{v:#x}")
+            let mut b = Digits::new();
+            self.s(b.hex(v))
         }
     }
 
@@ -242,7 +369,8 @@ impl<'a> P<'a> {
         if v == 0 {
             self.write_str("NULL")
         } else {
-            write!(self, "{v:#x}")
+            let mut b = Digits::new();
+            self.s(b.hex(v))
         }
     }
 
@@ -282,10 +410,8 @@ impl<'a> P<'a> {
             digits[n] = b'0';
             n += 1;
         }
-        for i in (0..n).rev() {
-            self.write_char(digits[i] as char)?;
-        }
-        Ok(())
+        digits[..n].reverse();
+        self.s(core::str::from_utf8(&digits[..n]).unwrap_or(""))
     }
 
     /// `print_numeric_umode_t` (the mode is an unsigned short).
@@ -375,44 +501,52 @@ impl<'a> P<'a> {
 
     fn quote_inner(&mut self, src: &mut dyn Bytes, size: usize, style: Style) -> Result<End, fmt::Error> {
         const HEXD: &[u8; 16] = b"0123456789abcdef";
+        // The quoted text goes out in runs of up to Run's size, not a write
+        // per byte. Every writer keeps the prefix of a write that fits, so
+        // where a cut line stops does not depend on the runs.
+        let mut run = Run::new();
         for i in 0..size {
+            if run.len > Run::ROOM {
+                run.flush(self)?;
+            }
             let c = src.at(i);
             if style.nul && c == 0 {
+                run.flush(self)?;
                 return Ok(End::Nul);
             }
             if style.hex {
-                self.s("\\x")?;
-                self.write_char(HEXD[(c >> 4) as usize] as char)?;
-                self.write_char(HEXD[(c & 15) as usize] as char)?;
+                run.push(&[b'\\', b'x', HEXD[(c >> 4) as usize], HEXD[(c & 15) as usize]]);
                 continue;
             }
             if style.omit_trailing_0 && i == size - 1 && c == 0 {
+                run.flush(self)?;
                 return Ok(End::Nul);
             }
             match c {
-                b'"' => self.s("\\\"")?,
-                b'\\' => self.s("\\\\")?,
-                0x0c => self.s("\\f")?,
-                b'\n' => self.s("\\n")?,
-                b'\r' => self.s("\\r")?,
-                b'\t' => self.s("\\t")?,
-                0x0b => self.s("\\v")?,
-                b' '..=b'~' => self.write_char(c as char)?,
+                b'"' => run.push(b"\\\""),
+                b'\\' => run.push(b"\\\\"),
+                0x0c => run.push(b"\\f"),
+                b'\n' => run.push(b"\\n"),
+                b'\r' => run.push(b"\\r"),
+                b'\t' => run.push(b"\\t"),
+                0x0b => run.push(b"\\v"),
+                b' '..=b'~' => run.push(&[c]),
                 _ => {
                     // \ooo when the next byte is an octal digit, else the
                     // shortest octal form.
                     let pad = i + 1 < size && (b'0'..=b'7').contains(&src.at(i + 1));
-                    self.s("\\")?;
+                    run.push(b"\\");
                     if pad || c >> 6 != 0 {
-                        self.write_char((b'0' + (c >> 6)) as char)?;
+                        run.push(&[b'0' + (c >> 6)]);
                     }
                     if pad || c >> 3 != 0 {
-                        self.write_char((b'0' + ((c >> 3) & 7)) as char)?;
+                        run.push(&[b'0' + ((c >> 3) & 7)]);
                     }
-                    self.write_char((b'0' + (c & 7)) as char)?;
+                    run.push(&[b'0' + (c & 7)]);
                 }
             }
         }
+        run.flush(self)?;
         Ok(End::Full)
     }
 
@@ -435,7 +569,7 @@ impl<'a> P<'a> {
         }
         let limit = self.limit;
         let size0 = ((limit as u64).saturating_add(1)).min(len) as usize;
-        let mut src = MemBytes::new(self.mem, addr);
+        let mut src = MemBytes::bounded(self.mem, addr, size0);
         // Validate first, so a fault prints the address and nothing else.
         let mut nul_at = None;
         if style.nul {
@@ -486,7 +620,7 @@ impl<'a> P<'a> {
             return self.s("NULL");
         }
         let n = n.min(4095);
-        let mut src = MemBytes::new(self.mem, addr);
+        let mut src = MemBytes::bounded(self.mem, addr, n + 1);
         let mut nul_at = None;
         for i in 0..=n {
             match src.get(i) {

@@ -199,7 +199,19 @@ impl Sink<'_> {
 }
 
 impl Write for Sink<'_> {
+    #[inline]
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        // The common case, kept small: plain text that fits.
+        if !self.json && !self.skip_to_paren && !self.line.full && self.line.put(s.as_bytes()) {
+            return Ok(());
+        }
+        self.write_slow(s)
+    }
+}
+
+impl Sink<'_> {
+    #[inline(never)]
+    fn write_slow(&mut self, s: &str) -> fmt::Result {
         if self.line.full {
             return Err(fmt::Error);
         }
@@ -362,7 +374,11 @@ fn build(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory, text: &d
             if text(&mut line.sink(false)).is_err() || line.full {
                 line.cut();
             }
-            while line.len < COLUMN && line.put(b" ") {}
+            const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
+            let pad = COLUMN.saturating_sub(line.len);
+            if !line.put(SPACES.get(..pad).unwrap_or(&[])) {
+                while line.len < COLUMN && line.put(b" ") {}
+            }
             // Keep room to close a cut result.
             line.set_limit(LINE_CAP - 4);
             let opts = whole(cfg);
