@@ -10,9 +10,9 @@
 pub(crate) type Xlat = &'static XTable;
 
 /// The values, and the names one after another with where each ends: a
-/// table holds three pointers, not one per name, so strata-rt, a
-/// position-independent program, relocates (and writes) a few words at
-/// every start instead of some ten pages.
+/// table holds three pointers, not one per name, so a position-independent
+/// program that links it relocates (and writes) a few words at every start
+/// instead of some ten pages.
 pub(crate) struct XTable {
     vals: &'static [u64],
     names: &'static str,

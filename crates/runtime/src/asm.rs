@@ -9,15 +9,14 @@ use core::arch::global_asm;
 
 global_asm!(
     // Process entry. The kernel leaves argc/argv/envp/auxv at %rsp. Pass that
-    // pointer, our _DYNAMIC and our load base to Rust, which relocates the
-    // image before it touches any global data.
+    // pointer and our ELF header to Rust (strata-rt is linked at a fixed
+    // address: there is nothing to relocate, build.rs).
     ".globl _start",
     ".type _start,@function",
     "_start:",
     "    xor %ebp, %ebp",
     "    mov %rsp, %rdi",
-    "    lea _DYNAMIC(%rip), %rsi",
-    "    lea __ehdr_start(%rip), %rdx",
+    "    lea __ehdr_start(%rip), %rsi",
     "    and $-16, %rsp",
     "    call strata_rt_start",
     "    ud2",

@@ -1,6 +1,5 @@
-//! strata-rt's own image: relocating it at start, and where it lies.
+//! strata-rt's own image: where it lies (linked at a fixed address, build.rs).
 
-use crate::sys;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 static TEXT_LO: AtomicUsize = AtomicUsize::new(0);
@@ -13,60 +12,6 @@ static IMAGE_HI: AtomicUsize = AtomicUsize::new(0);
 const MAX_SEGS: usize = 8;
 static SEGS: [[AtomicUsize; 2]; MAX_SEGS] = [const { [const { AtomicUsize::new(0) }; 2] }; MAX_SEGS];
 
-const DT_NULL: u64 = 0;
-const DT_RELA: u64 = 7;
-const DT_RELASZ: u64 = 8;
-const DT_RELR: u64 = 36;
-const R_X86_64_NONE: u64 = 0;
-const R_X86_64_RELATIVE: u64 = 8;
-
-/// Applies our own R_X86_64_RELATIVE relocations (we are a static PIE and
-/// nobody else will). Runs before any global data is read, so it uses only
-/// its arguments and locals, and cannot panic.
-///
-/// # Safety
-/// `dynamic` is our _DYNAMIC and `base` our load address; called once,
-/// first thing, single-threaded.
-#[inline(never)]
-pub unsafe fn relocate(dynamic: *const u64, base: usize) {
-    let mut rela = 0usize;
-    let mut relasz = 0usize;
-    let mut d = dynamic;
-    // SAFETY: the dynamic array is terminated by DT_NULL; entries are
-    // (tag, value) pairs of u64.
-    unsafe {
-        loop {
-            let tag = *d;
-            let val = *d.add(1);
-            if tag == DT_NULL {
-                break;
-            }
-            if tag == DT_RELA {
-                rela = base + val as usize;
-            } else if tag == DT_RELASZ {
-                relasz = val as usize;
-            } else if tag == DT_RELR {
-                // Packed relocations are not produced by our link flags.
-                sys::exit_group(127);
-            }
-            d = d.add(2);
-        }
-        let mut off = 0;
-        while off + 24 <= relasz {
-            let r = (rela + off) as *const u64;
-            let where_ = *r as usize;
-            let ty = *r.add(1) & 0xffff_ffff;
-            let addend = *r.add(2) as usize;
-            if ty == R_X86_64_RELATIVE {
-                *((base + where_) as *mut usize) = base.wrapping_add(addend);
-            } else if ty != R_X86_64_NONE {
-                sys::exit_group(127);
-            }
-            off += 24;
-        }
-    }
-}
-
 /// Records where our image and its text lie, from our own program headers.
 ///
 /// # Safety
@@ -78,6 +23,10 @@ pub unsafe fn init(base: usize) {
         let phnum = *((base + 56) as *const u16) as usize;
         let (mut tlo, mut thi, mut ilo, mut ihi) = (usize::MAX, 0, usize::MAX, 0);
         let mut nseg = 0usize;
+        // Program header addresses are absolute in a fixed-address
+        // executable (ET_EXEC, as build.rs links us) and offsets from
+        // `base` in a position-independent one.
+        let bias = if *((base + 16) as *const u16) == 2 { 0 } else { base };
         for i in 0..phnum {
             let ph = (base + phoff + i * 56) as *const u32;
             if *ph != 1 {
@@ -86,8 +35,8 @@ pub unsafe fn init(base: usize) {
             let flags = *ph.add(1);
             let vaddr = *(ph.add(4) as *const u64) as usize;
             let memsz = *(ph.add(10) as *const u64) as usize;
-            let lo = (base + vaddr) & !4095;
-            let hi = (base + vaddr + memsz + 4095) & !4095;
+            let lo = (bias + vaddr) & !4095;
+            let hi = (bias + vaddr + memsz + 4095) & !4095;
             ilo = ilo.min(lo);
             ihi = ihi.max(hi);
             if let Some(seg) = SEGS.get(nseg.min(MAX_SEGS - 1)) {

@@ -116,16 +116,16 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
     sys::exit_group(125)
 }
 
-/// First Rust code to run: relocate ourselves, then start the program.
+/// First Rust code to run: note where our image lies, then start the
+/// program.
 ///
 /// # Safety
-/// Called once by `_start` with the kernel's initial stack pointer, our
-/// _DYNAMIC and our load base.
+/// Called once by `_start` with the kernel's initial stack pointer and our
+/// ELF header.
 #[no_mangle]
-pub unsafe extern "C" fn strata_rt_start(sp: *const usize, dynamic: *const u64, base: usize) -> ! {
-    // SAFETY: per contract; nothing has read global data yet.
+pub unsafe extern "C" fn strata_rt_start(sp: *const usize, base: usize) -> ! {
+    // SAFETY: per contract.
     unsafe {
-        image::relocate(dynamic, base);
         image::init(base);
         rt_main(sp)
     }

@@ -189,7 +189,8 @@ static INFO: [u8; COUNT] = build_info();
 // through `NAME_AT`, `INFO` and `INDEX` alone: arrays of numbers, which a
 // position-independent program need not relocate when it starts. `TABLE`'s
 // rows hold two pointers each (name and note), some 740 relocations on five
-// pages that every process would write at every exec.
+// pages. (strata-rt is now linked at a fixed address and relocates nothing;
+// the arrays are also the smaller layout.)
 
 /// The entry for call `nr`, if x86-64 has such a call. O(1).
 #[inline]
