@@ -5,8 +5,8 @@
 # total over N, less its count with N = 0.
 #
 # Usage: bench/line-cost.sh [--lines N] [TREE...]
-#   TREE: a checkout of strata (default: this one). A tree without the
-#   example gets this one's copy, so an older commit can be measured:
+#   TREE: a checkout of strata (default: this one). Each other tree gets a
+#   copy of this one's example, so an older commit can be measured:
 #   git worktree add /tmp/old REV && bench/line-cost.sh /tmp/old .
 set -euo pipefail
 lines=100000
@@ -31,7 +31,8 @@ count() { # instructions of one run: count TREE N KIND
 printf '| line |'; for t in "${trees[@]}"; do printf ' %s%s |' "$(git -C "$t" rev-parse --short HEAD)" "$(git -C "$t" diff --quiet HEAD -- crates || echo ' (modified)')"; done; echo
 printf '|---|'; for _ in "${trees[@]}"; do printf -- '---|'; done; echo
 for t in "${trees[@]}"; do
-    [ -f "$t/$example" ] || { mkdir -p "$(dirname "$t/$example")" && cp "$root/$example" "$t/$example"; }
+    # Every tree formats the same lines: this checkout's example.
+    [ "$t" = "$root" ] || { mkdir -p "$(dirname "$t/$example")" && cp "$root/$example" "$t/$example"; }
     (cd "$t" && cargo build -q --release -p strata-ext-trace --example line_cost)
 done
 for k in "${!kinds[@]}"; do
