@@ -1,9 +1,9 @@
 //! strata-rt is a static executable with no C runtime, linked at a fixed
 //! address (IMAGE_BASE): nothing from libc is linked in, and there is
 //! nothing to relocate at start. As a position-independent executable it
-//! relocated itself at every exec: some 1,850 pointers (panic locations,
-//! vtables, name tables) on 11 pages, each page a copy-on-write fault in
-//! every process of a traced tree.
+//! relocated itself at every exec: its pointers (panic locations, vtables,
+//! name tables; `readelf -r` on such a build lists them), each page of them
+//! a copy-on-write fault in every process of a traced tree.
 //!
 //! Why 0x5500_0000_0000: free in every process (below where the kernel puts
 //! a PIE, 0x5555_5555_4000 and up, far from the mmap area near the stack

@@ -302,7 +302,7 @@ fn arg(args: &[u64; 6], i: u8) -> u64 {
 
 /// The ABI view of Linux call `nr` with arguments `args`. Not `#[inline]`:
 /// ROWS is a constant, and each crate that inlined this would carry its own
-/// copy of the table (in strata-rt, a second copy relocated at every start).
+/// copy of the table.
 pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
     let class = match strata_syscall_table::class(nr as usize) {
         Some(c) => crate::class::of(c),

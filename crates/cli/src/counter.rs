@@ -180,7 +180,7 @@ impl CounterFile {
                     // On failure `file` is dropped and the partial file removed.
                     write_zero_filled(&mut f, &contents, size).map_err(err)?;
                     if cache != 0 {
-                        f.set_len((counts::file_size(ring) + cache) as u64).map_err(err)?;
+                        f.set_len((size + cache) as u64).map_err(err)?;
                         // Where the session's processes share rewritten
                         // code (text images, runtime/src/textimage.rs),
                         // unless nothing mapped from there may run.

@@ -3,9 +3,9 @@
 //! `src/ioctls_zfs.h`, ordered and de-duplicated as its `ioctlsort` does).
 //!
 //! Laid out without pointers: a table of `(&str, ...)` pairs needs one
-//! relocation per name in a position-independent program (strata-rt was one:
-//! those 3,300 relocations dirtied 20 pages, a fault each, in every
-//! process), and takes twice the room. Each entry is (code, offset of the
+//! relocation per name in a position-independent program (strata-rt was one,
+//! and relocated itself, a page fault per page of them, in every process),
+//! and takes twice the room. Each entry is (code, offset of the
 //! name in [`NAMES`] << 8 | its length).
 
 /// (code, name offset << 8 | name length), sorted by code.

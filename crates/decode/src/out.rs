@@ -217,60 +217,42 @@ fn small(v: u64) -> Option<&'static str> {
 }
 
 /// A number's text, built right to left in a small buffer: what
-/// `write!(out, "{v}")` prints, without core::fmt's machinery (a traced
-/// line has several numbers, and the formatter is on every traced call's
-/// path).
-pub(crate) struct Digits {
+/// `write!(out, "{v}")` (or `{v:#x}`, `%#o`) prints, without core::fmt's
+/// machinery (a traced line has several numbers, and the formatter is on
+/// every traced call's path).
+struct Digits {
     buf: [u8; 24],
+    /// Where the text starts (it ends at the buffer's end).
+    at: usize,
 }
 
 impl Digits {
-    pub(crate) const fn new() -> Digits {
-        Digits { buf: [0; 24] }
-    }
-
-    /// The text from `i` to the end (ASCII by construction).
-    fn tail(&self, i: usize) -> &str {
-        core::str::from_utf8(self.buf.get(i..).unwrap_or(&[])).unwrap_or("")
-    }
-
-    /// `v` in decimal, with a `-` if `neg`.
-    pub(crate) fn dec(&mut self, mut v: u64, neg: bool) -> &str {
-        if let (false, Some(s)) = (neg, small(v)) {
-            return s;
-        }
-        let mut i = self.buf.len();
+    /// The digits of `v` in base RADIX (at most 16). Each caller's
+    /// constant base turns the division into shifts and multiplications.
+    #[inline(always)]
+    fn of<const RADIX: u64>(mut v: u64) -> Digits {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut d = Digits { buf: [0; 24], at: 24 };
+        let mut at = d.buf.len();
         loop {
-            i -= 1;
-            self.buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
+            at -= 1;
+            d.buf[at] = DIGITS[(v % RADIX) as usize];
+            v /= RADIX;
             if v == 0 {
-                break;
+                d.at = at;
+                return d;
             }
         }
-        if neg {
-            i -= 1;
-            self.buf[i] = b'-';
-        }
-        self.tail(i)
     }
 
-    /// `v` as `{v:#x}`: `0x` and lower-case hex digits.
-    pub(crate) fn hex(&mut self, mut v: u64) -> &str {
-        const HEXD: &[u8; 16] = b"0123456789abcdef";
-        let mut i = self.buf.len();
-        loop {
-            i -= 1;
-            self.buf[i] = HEXD[(v & 15) as usize];
-            v >>= 4;
-            if v == 0 {
-                break;
-            }
-        }
-        i -= 2;
-        self.buf[i] = b'0';
-        self.buf[i + 1] = b'x';
-        self.tail(i)
+    /// Puts `b` before the text.
+    fn push(&mut self, b: u8) {
+        self.at -= 1;
+        self.buf[self.at] = b;
+    }
+
+    fn as_str(&self) -> &str {
+        core::str::from_utf8(self.buf.get(self.at..).unwrap_or(&[])).unwrap_or("")
     }
 }
 
@@ -338,20 +320,35 @@ impl<'a> P<'a> {
 
     /// PRINT_VAL_D.
     pub(crate) fn d(&mut self, v: i64) -> R {
-        if let Some(s) = small(v as u64) {
-            return self.s(s);
-        }
-        let mut b = Digits::new();
-        self.s(b.dec(v.unsigned_abs(), v < 0))
+        self.dec(v.unsigned_abs(), v < 0)
     }
 
     /// PRINT_VAL_U.
     pub(crate) fn u(&mut self, v: u64) -> R {
-        if let Some(s) = small(v) {
-            return self.s(s);
+        self.dec(v, false)
+    }
+
+    /// `v` in decimal, after a `-` if `neg`.
+    #[inline(always)]
+    fn dec(&mut self, v: u64, neg: bool) -> R {
+        if !neg {
+            if let Some(s) = small(v) {
+                return self.s(s);
+            }
         }
-        let mut b = Digits::new();
-        self.s(b.dec(v, false))
+        let mut d = Digits::of::<10>(v);
+        if neg {
+            d.push(b'-');
+        }
+        self.s(d.as_str())
+    }
+
+    /// `{v:#x}`.
+    fn hex(&mut self, v: u64) -> R {
+        let mut d = Digits::of::<16>(v);
+        d.push(b'x');
+        d.push(b'0');
+        self.s(d.as_str())
     }
 
     /// PRINT_VAL_X: `%#llx`, which prints 0 as `0`.
@@ -359,8 +356,7 @@ impl<'a> P<'a> {
         if v == 0 {
             self.write_str("0")
         } else {
-            let mut b = Digits::new();
-            self.s(b.hex(v))
+            self.hex(v)
         }
     }
 
@@ -369,8 +365,7 @@ impl<'a> P<'a> {
         if v == 0 {
             self.write_str("NULL")
         } else {
-            let mut b = Digits::new();
-            self.s(b.hex(v))
+            self.hex(v)
         }
     }
 
@@ -390,28 +385,15 @@ impl<'a> P<'a> {
 
     /// `%#03o`.
     pub(crate) fn oct(&mut self, v: u64) -> R {
-        let mut digits = [0u8; 24];
-        let mut n = 0;
-        let mut x = v;
-        loop {
-            digits[n] = b'0' + (x & 7) as u8;
-            n += 1;
-            x >>= 3;
-            if x == 0 {
-                break;
-            }
-        }
+        let mut d = Digits::of::<8>(v);
         // `#` adds a leading 0 unless the number already starts with one.
-        if digits[n - 1] != b'0' {
-            digits[n] = b'0';
-            n += 1;
+        if d.buf[d.at] != b'0' {
+            d.push(b'0');
         }
-        while n < 3 {
-            digits[n] = b'0';
-            n += 1;
+        while d.buf.len() - d.at < 3 {
+            d.push(b'0');
         }
-        digits[..n].reverse();
-        self.s(core::str::from_utf8(&digits[..n]).unwrap_or(""))
+        self.s(d.as_str())
     }
 
     /// `print_numeric_umode_t` (the mode is an unsigned short).

@@ -374,11 +374,9 @@ fn build(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory, text: &d
             if text(&mut line.sink(false)).is_err() || line.full {
                 line.cut();
             }
+            // (The limit is far past the column: the padding always fits.)
             const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
-            let pad = COLUMN.saturating_sub(line.len);
-            if !line.put(SPACES.get(..pad).unwrap_or(&[])) {
-                while line.len < COLUMN && line.put(b" ") {}
-            }
+            line.put(SPACES.get(..COLUMN.saturating_sub(line.len)).unwrap_or(&[]));
             // Keep room to close a cut result.
             line.set_limit(LINE_CAP - 4);
             let opts = whole(cfg);

@@ -47,10 +47,7 @@ pub fn owns_control_flow(nr: usize) -> bool {
     .any(|&s| S(s) == nr)
 }
 
-/// Calls `bottom` handles itself rather than re-issuing them unchanged
-/// (every arm of its match but the last): those the syscall table marks
-/// emulated or partial. Any other call no layer wants can skip strata
-/// entirely (rewrite.rs: native trampolines).
+/// prctl's option that installs a seccomp filter or mode.
 const PR_SET_SECCOMP: u64 = 22;
 /// seccomp and chroot by number, not `Sysno`: strata never makes these
 /// calls for itself (the program's own pass through, where a policy's
@@ -59,6 +56,10 @@ const PR_SET_SECCOMP: u64 = 22;
 const NR_SECCOMP: usize = 317;
 const NR_CHROOT: usize = 161;
 
+/// Calls `bottom` handles itself rather than re-issuing them unchanged
+/// (every arm of its match but the last): those the syscall table marks
+/// emulated or partial. Any other call no layer wants can skip strata
+/// entirely (rewrite.rs: native trampolines).
 pub fn bottom_owns(nr: usize) -> bool {
     strata_syscall_table::disposition(nr).is_some_and(|d| d != strata_syscall_table::Disposition::Passthrough)
 }

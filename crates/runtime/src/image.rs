@@ -23,10 +23,6 @@ pub unsafe fn init(base: usize) {
         let phnum = *((base + 56) as *const u16) as usize;
         let (mut tlo, mut thi, mut ilo, mut ihi) = (usize::MAX, 0, usize::MAX, 0);
         let mut nseg = 0usize;
-        // Program header addresses are absolute in a fixed-address
-        // executable (ET_EXEC, as build.rs links us) and offsets from
-        // `base` in a position-independent one.
-        let bias = if *((base + 16) as *const u16) == 2 { 0 } else { base };
         for i in 0..phnum {
             let ph = (base + phoff + i * 56) as *const u32;
             if *ph != 1 {
@@ -35,8 +31,9 @@ pub unsafe fn init(base: usize) {
             let flags = *ph.add(1);
             let vaddr = *(ph.add(4) as *const u64) as usize;
             let memsz = *(ph.add(10) as *const u64) as usize;
-            let lo = (bias + vaddr) & !4095;
-            let hi = (bias + vaddr + memsz + 4095) & !4095;
+            // Absolute addresses: build.rs links us at a fixed one.
+            let lo = vaddr & !4095;
+            let hi = (vaddr + memsz + 4095) & !4095;
             ilo = ilo.min(lo);
             ihi = ihi.max(hi);
             if let Some(seg) = SEGS.get(nseg.min(MAX_SEGS - 1)) {

@@ -580,7 +580,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     let main_head = unsafe { &mut *core::ptr::addr_of_mut!(MAIN_HEAD) };
     // SAFETY: as above.
     let lines = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT_LINES) };
-    let f = loop {
+    let (f, have) = loop {
         let f = open_exec(&path).unwrap_or_else(|e| {
             if depth > 0 && e == sys::ENOENT {
                 out::file_error(si.program, "bad interpreter: No such file or directory");
@@ -623,7 +623,6 @@ pub unsafe fn start(si: &StartInfo) -> ! {
             Err(e) => fail_load(path.bytes(), e),
         }
     };
-    let (f, have) = f;
     let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
     let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
     note_exe(&path, &f);
