@@ -282,3 +282,23 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
     assert any(re.fullmatch(rf"{sessions}/strata-count\.[^/]+\.text/[0-9a-f.]+/libc\.so\.6", p) for p in text), text
     off, _ = go("--rewrite=off")
     assert off.stdout == native.stdout and image_stats(off) == (0, 0), off.show()
+
+
+def test_libc_text_made_writable_shows_its_code(out_dir, tmp_path):
+    """A process that maps libc's text image keeps the image's sites in the image's own table
+    (rewrite.rs, overlays) until one must change: when the program makes libc's getpid page
+    writable, it reads getpid's original code there, as in a process that rewrote its own
+    copy, and getpid works once the page is executable again (fast_libc_text_write.c: the
+    program, its /bin/true child, then itself again, which maps the images)."""
+    from conftest import ROOT
+    exe = out_dir / "fast_libc_text_write_img"
+    subprocess.run(["gcc", "-O1", "-I", str(ROOT / "tests" / "programs"), "-o", str(exe),
+                    str(ROOT / "tests" / "programs" / "fast_libc_text_write.c")], check=True)
+    native = run([str(exe)])
+    assert native.status == 0 and native.stdout.count(b"as written: yes") == 2, native.show()
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    from conftest import STRATA
+    r = run([str(STRATA), "run", "--fast-stats", "--", str(exe)], env=env)
+    assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
+    mapped, written = image_stats(r)
+    assert written == 2 and mapped >= 1, r.show()

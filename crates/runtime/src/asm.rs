@@ -8,16 +8,24 @@
 use core::arch::global_asm;
 
 global_asm!(
-    // Process entry. The kernel leaves argc/argv/envp/auxv at %rsp. Pass that
-    // pointer and our ELF header to Rust (strata-rt is linked at a fixed
-    // address: there is nothing to relocate, build.rs).
+    // Process entry. The kernel leaves argc/argv/envp/auxv at %rsp. The main
+    // thread's state is claimed first (`strata_rt_stack`), and the start-up
+    // runs on its strata stack: the fast path and the signal entries use the
+    // same top pages later, so the start-up's deep frames fault in no page
+    // of their own, and the program's stack can start right under the
+    // kernel's vectors, in the pages the kernel already touched. Then pass
+    // the kernel's stack pointer and our ELF header to Rust (strata-rt is
+    // linked at a fixed address: there is nothing to relocate, build.rs).
     ".globl _start",
     ".type _start,@function",
     "_start:",
     "    xor %ebp, %ebp",
-    "    mov %rsp, %rdi",
-    "    lea __ehdr_start(%rip), %rsi",
+    "    mov %rsp, %rbx",
     "    and $-16, %rsp",
+    "    call strata_rt_stack",
+    "    mov %rax, %rsp",
+    "    mov %rbx, %rdi",
+    "    lea __ehdr_start(%rip), %rsi",
     "    call strata_rt_start",
     "    ud2",
     // Signal restorer for every handler strata installs or builds a frame

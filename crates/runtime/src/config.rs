@@ -1,20 +1,26 @@
 //! The launch configuration, copied out of the environment at start (the
 //! program may later overwrite its initial environment strings).
 
-use crate::load::Path;
+use crate::load::{Path, PATH_MAX};
 use crate::sys;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use strata_proto::Config;
 
 static FLAGS: AtomicU32 = AtomicU32::new(0);
 /// The program's signal mask from the configuration (`HAS_MASK` set).
 static MASK: AtomicU64 = AtomicU64::new(0);
 static HAS_MASK: AtomicU32 = AtomicU32::new(0);
-static mut SESSION: Path = Path::new();
-#[link_section = ".bss.big.spec"]
-static mut SPEC: [u8; strata_proto::SPEC_MAX] = [0; strata_proto::SPEC_MAX];
-static mut SPEC_LEN: usize = 0;
-static mut RUNTIME: Path = Path::new();
+/// Our own path, the session file's and the stack specification, one after
+/// the other (the paths NUL-terminated): in most runs all three lie in the
+/// buffer's first page, one page fault at each exec rather than one per
+/// string.
+const STRINGS_MAX: usize = 2 * (PATH_MAX + 1) + strata_proto::SPEC_MAX;
+#[link_section = ".bss.big.config"]
+static mut STRINGS: [u8; STRINGS_MAX] = [0; STRINGS_MAX];
+/// Lengths in STRINGS: our own path, the session's, the specification's.
+static RUNTIME_LEN: AtomicUsize = AtomicUsize::new(0);
+static SESSION_LEN: AtomicUsize = AtomicUsize::new(0);
+static SPEC_LEN: AtomicUsize = AtomicUsize::new(0);
 
 /// Records the configuration and our own path (to re-exec on execve):
 /// `execfn`, the path the kernel was given to exec strata-rt (AT_EXECFN),
@@ -30,24 +36,50 @@ pub unsafe fn init(c: &Config, execfn: Option<&[u8]>) -> Result<(), isize> {
         MASK.store(m, Ordering::Relaxed);
         HAS_MASK.store(1, Ordering::Relaxed);
     }
-    // SAFETY: single-threaded start (contract).
-    unsafe {
-        (*core::ptr::addr_of_mut!(SESSION)).set(c.session)?;
-        let spec = c.spec(&mut *core::ptr::addr_of_mut!(SPEC)).map_err(|_| sys::EINVAL)?;
-        SPEC_LEN = spec.len();
-        let rt = &mut *core::ptr::addr_of_mut!(RUNTIME);
-        match execfn {
-            // Not a descriptor's name (an execveat start): it may be
-            // closed by the time strata-rt execs itself again.
-            Some(p) if p.first() == Some(&b'/') && !p.starts_with(b"/dev/fd/") && !p.starts_with(b"/proc/") => {
-                rt.set(p)?
+    // SAFETY: single-threaded start (contract): nothing else uses STRINGS yet.
+    let buf = unsafe { &mut *core::ptr::addr_of_mut!(STRINGS) };
+    let rl = match execfn {
+        // Not a descriptor's name (an execveat start): it may be
+        // closed by the time strata-rt execs itself again.
+        Some(p) if p.first() == Some(&b'/') && !p.starts_with(b"/dev/fd/") && !p.starts_with(b"/proc/") => {
+            if p.len() > PATH_MAX {
+                return Err(sys::ENAMETOOLONG);
             }
-            _ => {
-                rt.read_link(c"/proc/self/exe".as_ptr().cast())?;
+            buf[..p.len()].copy_from_slice(p);
+            p.len()
+        }
+        _ => {
+            // SAFETY: readlink into the buffer, at most PATH_MAX bytes.
+            let r = unsafe {
+                sys::sc(
+                    sys::Sysno::readlink,
+                    &[c"/proc/self/exe".as_ptr() as usize, buf.as_mut_ptr() as usize, PATH_MAX],
+                )
+            };
+            match sys::check(r)? {
+                n if n >= PATH_MAX => return Err(sys::ENAMETOOLONG),
+                n => n,
             }
         }
+    };
+    buf[rl] = 0;
+    let s = c.session;
+    if s.len() > PATH_MAX {
+        return Err(sys::ENAMETOOLONG);
     }
+    buf[rl + 1..rl + 1 + s.len()].copy_from_slice(s);
+    buf[rl + 1 + s.len()] = 0;
+    let spec = c.spec(&mut buf[rl + s.len() + 2..]).map_err(|_| sys::EINVAL)?.len();
+    RUNTIME_LEN.store(rl, Ordering::Relaxed);
+    SESSION_LEN.store(s.len(), Ordering::Relaxed);
+    SPEC_LEN.store(spec, Ordering::Relaxed);
     Ok(())
+}
+
+/// STRINGS once `init` has written it.
+fn strings() -> &'static [u8] {
+    // SAFETY: written once at start, read-only afterwards.
+    unsafe { &*core::ptr::addr_of!(STRINGS) }
 }
 
 pub fn flags() -> u32 {
@@ -67,20 +99,19 @@ pub fn follow_exec() -> bool {
 
 /// The session file's path (empty: no extension is loaded).
 pub fn session() -> &'static [u8] {
-    // SAFETY: written once at start, read-only afterwards.
-    unsafe { (*core::ptr::addr_of!(SESSION)).bytes() }
+    let at = RUNTIME_LEN.load(Ordering::Relaxed) + 1;
+    &strings()[at..at + SESSION_LEN.load(Ordering::Relaxed)]
 }
 
 /// The stack specification.
 pub fn spec() -> &'static [u8] {
-    // SAFETY: written once at start, read-only afterwards.
-    unsafe { (&*core::ptr::addr_of!(SPEC)).get(..SPEC_LEN).unwrap_or(&[]) }
+    let at = RUNTIME_LEN.load(Ordering::Relaxed) + SESSION_LEN.load(Ordering::Relaxed) + 2;
+    &strings()[at..at + SPEC_LEN.load(Ordering::Relaxed)]
 }
 
-/// strata-rt's own path.
-pub fn runtime_path() -> &'static Path {
-    // SAFETY: written once at start, read-only afterwards.
-    unsafe { &*core::ptr::addr_of!(RUNTIME) }
+/// strata-rt's own path, NUL-terminated.
+pub fn runtime_path() -> *const u8 {
+    strings().as_ptr()
 }
 
 /// What /proc/self/exe should name.

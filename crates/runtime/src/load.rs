@@ -11,7 +11,7 @@ use crate::sys::{self, Sysno};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use strata_loader::{classify, page_up, plan, Kind, LoadError, Plan, MAX_SCRIPT_DEPTH, PAGE, PROBE_LEN};
 
-const PATH_MAX: usize = 4096;
+pub const PATH_MAX: usize = 4096;
 const HEAD_MAX: usize = 64 * 1024;
 /// Where the kernel puts a PIE that has an interpreter (before randomization).
 const ELF_ET_DYN_BASE: usize = 0x5555_5555_4000;
@@ -233,6 +233,7 @@ static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LE
 /// worked out the first time it is asked for ([`exe`]): finding it takes
 /// a lookup in /proc, whose entries for a new process the kernel builds on
 /// demand, and most programs never ask.
+#[link_section = ".bss.big.exe"]
 static mut EXE: Path = Path::new();
 /// The ELF file as the loader opened it (absolute), and its device and
 /// inode, from which [`exe`] finds the canonical name.
@@ -709,7 +710,9 @@ pub unsafe fn start(si: &StartInfo) -> ! {
 /// Builds argc, argv, envp and auxv for the program; returns its stack pointer.
 ///
 /// # Safety
-/// Writes below `si.kernel_sp - GAP`, which must be unused stack.
+/// Writes below `si.kernel_sp`, which must be unused stack: the start-up
+/// runs on strata's own stack (asm.rs `_start`), so the program's vectors go
+/// right under the kernel's, in pages the kernel already touched.
 unsafe fn build_stack(
     si: &StartInfo,
     prefix: &[(usize, usize)],
@@ -719,8 +722,7 @@ unsafe fn build_stack(
     base: usize,
     entry: usize,
 ) -> usize {
-    const GAP: usize = 128 * 1024;
-    let mut cur = (si.kernel_sp - GAP) & !15;
+    let mut cur = si.kernel_sp & !15;
     let mut push_str = |s: &[u8]| -> usize {
         cur -= s.len() + 1;
         // SAFETY: stack memory below our frames (contract).

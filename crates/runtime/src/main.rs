@@ -116,8 +116,52 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
     sys::exit_group(125)
 }
 
-/// First Rust code to run: note where our image lies, then start the
-/// program.
+/// First Rust code to run, on the kernel's stack: claims the main thread's
+/// state and returns the top of its strata stack, where `_start` moves for
+/// the rest of the start-up (asm.rs).
+#[no_mangle]
+pub extern "C" fn strata_rt_stack() -> usize {
+    touch_small_bss();
+    match thread::claim_main() {
+        Some(top) => top,
+        None => {
+            out::Line::new().str("strata: cannot allocate thread state\n").emit();
+            sys::exit_group(126)
+        }
+    }
+}
+
+extern "C" {
+    /// The bounds of our small statics' section, `.bss` (big-bss.ld).
+    static strata_small_bss_lo: u8;
+    static strata_small_bss_hi: u8;
+}
+
+/// Writes a zero into every page of `.bss` before anything reads it: they
+/// are all used at each start, and a page first read maps the shared zero
+/// page, then faults again at its first write.
+fn touch_small_bss() {
+    // Addresses of linker-defined symbols, not reads.
+    let (lo, hi) = {
+        (
+            core::ptr::addr_of!(strata_small_bss_lo) as usize,
+            core::ptr::addr_of!(strata_small_bss_hi) as usize,
+        )
+    };
+    let mut page = lo & !4095;
+    while page < hi {
+        let at = page.max(lo);
+        // SAFETY: a byte of .bss, still zero, which nothing else uses yet
+        // (single-threaded, the first code to run): writing a zero there
+        // changes nothing but the page's mapping. Volatile: an idempotent
+        // store or atomic add of zero may be optimized into a read.
+        unsafe { core::ptr::write_volatile(at as *mut u8, 0) };
+        page += 4096;
+    }
+}
+
+/// Notes where our image lies, then starts the program: called by `_start`
+/// on the main thread's strata stack.
 ///
 /// # Safety
 /// Called once by `_start` with the kernel's initial stack pointer and our

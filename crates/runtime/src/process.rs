@@ -234,7 +234,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     crate::fast::requeue_saved(crate::thread::current(), !0);
     crate::rewrite::flush_stats(crate::thread::current(), true);
     // SAFETY: execve of strata-rt with the program's argv and our env array.
-    let r = unsafe { sys::sc(Sysno::execve, &[rt.ptr(), argv as usize, envs as usize]) };
+    let r = unsafe { sys::sc(Sysno::execve, &[rt as usize, argv as usize, envs as usize]) };
     sys::set_sigmask(old);
     // SAFETY: unmapping our own buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };

@@ -118,15 +118,6 @@ pub fn init(lazy: bool, eager: bool) {
     if m != 0 && !crate::fast::init() {
         m = 0;
     }
-    if m & EAGER != 0 {
-        // The first tier's pages are written first: the first access to a
-        // page of it would otherwise be `probe`'s read, which maps the
-        // shared zero page, and the write after it a second fault.
-        for e in SITES0.iter().step_by(4096 / 16) {
-            e[1].store(0, Ordering::Relaxed);
-        }
-    }
-
     MODE.store(m, Ordering::Relaxed);
 }
 
@@ -155,6 +146,7 @@ const RETIRED_SITE: u8 = 4;
 /// Entries are never moved or removed (`forget` leaves tombstones), so an
 /// address lives in one tier for good and readers need no lock.
 const TIERS: [usize; 3] = [1 << 10, 1 << 12, 1 << 14];
+#[link_section = ".bss.big.sites0"]
 static SITES0: [[AtomicU64; 2]; TIERS[0]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[0]];
 #[link_section = ".bss.big.sites1"]
 static SITES1: [[AtomicU64; 2]; TIERS[1]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[1]];
@@ -208,6 +200,11 @@ fn probe(t: &[[AtomicU64; 2]], addr: u64) -> Result<usize, Option<usize>> {
 }
 
 fn lookup(addr: u64) -> Option<u64> {
+    if let Some((p, i)) = overlay_find(addr) {
+        // SAFETY: a live overlay's table, mapped for good (`adopt_image`).
+        let e = unsafe { &overlay_sites(p)[i] };
+        return Some(((e[3] as u32 as u64) << 8) | (e[0] >> 40) & 0xff);
+    }
     used_tiers().find_map(|t| probe(t, addr).ok().map(|i| t[i][1].load(Ordering::Acquire)))
 }
 
@@ -226,6 +223,23 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
 /// (tiers fill in order, so the first unused one ends the search). Leaves
 /// SITES_LO and SITES_HI to the caller.
 fn insert(addr: u64, v: u64) -> bool {
+    if let Some((p, _)) = overlay_find(addr) {
+        materialize(p);
+    }
+    insert_in_table(addr, v)
+}
+
+/// [`insert`] into the table alone.
+fn insert_in_table(addr: u64, v: u64) -> bool {
+    if NSITES[0].load(Ordering::Relaxed) == 0 {
+        // The first tier's pages are written before anything reads them:
+        // the first access to a page of it would otherwise be `probe`'s
+        // read, which maps the shared zero page, and the write after it a
+        // second fault.
+        for e in SITES0.iter().step_by(4096 / 16) {
+            e[1].store(0, Ordering::Relaxed);
+        }
+    }
     let mut free: Option<(usize, usize)> = None;
     for (k, &size) in TIERS.iter().enumerate() {
         let n = NSITES[k].load(Ordering::Relaxed);
@@ -257,31 +271,103 @@ fn insert(addr: u64, v: u64) -> bool {
 }
 
 /// The text mapped at `text` and the pool `pool` came from a text image
-/// whose site table is `sites` (under the lock): its sites are recorded as
-/// if this process had rewritten them (a few hundred per library, so the
-/// range and the counters are updated once, not per site).
+/// whose site table is `sites` (under the lock). The table, sorted by
+/// address as `rewrite_text` writes it, stands for the image's sites (an
+/// **overlay**, `overlay_find`): nothing is copied into the site table, whose
+/// pages would each be a fault at every exec, until an entry of the image
+/// must change or part of its text goes (`materialize`). A table that is not
+/// sorted is copied at once.
 pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
-    let (mut lo, mut hi, mut patched, mut declined) = (u64::MAX, 0u64, 0u64, 0u64);
-    for e in sites {
-        let state = (e[0] >> 40) as u8;
-        let addr = text + e[1];
-        if !insert(addr, ((e[3] as u32 as u64) << 8) | state as u64) {
-            break;
-        }
-        (lo, hi) = (lo.min(addr), hi.max(addr));
-        match state {
+    let (mut patched, mut declined) = (0u64, 0u64);
+    let mut sorted = true;
+    for (k, e) in sites.iter().enumerate() {
+        match (e[0] >> 40) as u8 {
             PATCHED_SITE => patched += 1,
-            _ => declined += 1,
-        };
+            DECLINED_SITE => declined += 1,
+            _ => sorted = false,
+        }
+        sorted &= k == 0 || sites[k - 1][1] < e[1];
     }
-    SITES_LO.fetch_min(lo, Ordering::Relaxed);
-    SITES_HI.fetch_max(hi, Ordering::Relaxed);
-    PATCHED.fetch_add(patched, Ordering::Relaxed);
-    DECLINED.fetch_add(declined, Ordering::Relaxed);
+    let (Some(first), Some(last)) = (sites.first(), sites.last()) else {
+        return;
+    };
     POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
     POOL_META[pool][2].store(text as usize, Ordering::Relaxed);
     POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Release);
+    if sorted {
+        OVERLAY[pool].store(1, Ordering::Release);
+    } else {
+        copy_sites(text, sites);
+    }
+    SITES_LO.fetch_min(text + first[1].min(last[1]), Ordering::Relaxed);
+    SITES_HI.fetch_max(text + first[1].max(last[1]), Ordering::Relaxed);
+    PATCHED.fetch_add(patched, Ordering::Relaxed);
+    DECLINED.fetch_add(declined, Ordering::Relaxed);
     IMAGED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Records an image's sites in the table (under the lock; the caller keeps
+/// SITES_LO and SITES_HI).
+fn copy_sites(text: u64, sites: &[crate::textimage::Entry]) {
+    for e in sites {
+        if !insert_in_table(text + e[1], ((e[3] as u32 as u64) << 8) | (e[0] >> 40) & 0xff) {
+            break;
+        }
+    }
+}
+
+/// Per pool: 1 while its text image's own site table stands for the
+/// image's sites (`adopt_image`), 0 otherwise.
+static OVERLAY: [AtomicU8; MAX_POOLS] = [const { AtomicU8::new(0) }; MAX_POOLS];
+
+/// The site table of pool `p`'s image.
+///
+/// # Safety
+/// `POOL_META[p]` is set (`adopt_image`).
+unsafe fn overlay_sites(p: usize) -> &'static [crate::textimage::Entry] {
+    let (meta, n) = (
+        POOL_META[p][0].load(Ordering::Acquire),
+        POOL_META[p][1].load(Ordering::Relaxed),
+    );
+    // SAFETY: per contract, the image's entries, mapped for good.
+    unsafe { core::slice::from_raw_parts(meta as *const crate::textimage::Entry, n) }
+}
+
+/// The live overlays: (pool, text address, its table).
+fn overlays() -> impl Iterator<Item = (usize, u64, &'static [crate::textimage::Entry])> {
+    (0..NPOOLS.load(Ordering::Acquire).min(MAX_POOLS))
+        .filter(|&p| OVERLAY[p].load(Ordering::Acquire) != 0)
+        .map(|p| {
+            // SAFETY: an overlay is live only once its pool's table is set.
+            let sites = unsafe { overlay_sites(p) };
+            (p, POOL_META[p][2].load(Ordering::Relaxed) as u64, sites)
+        })
+}
+
+/// The live overlay that has a site at `addr`, and the site's index there.
+fn overlay_find(addr: u64) -> Option<(usize, usize)> {
+    overlays().find_map(|(p, text, sites)| {
+        let off = addr.checked_sub(text)?;
+        sites.binary_search_by_key(&off, |e| e[1]).ok().map(|i| (p, i))
+    })
+}
+
+/// Whether a live overlay's sites are all in [lo, hi), or some: (pool, all).
+fn overlays_in(lo: u64, hi: u64) -> impl Iterator<Item = (usize, bool)> {
+    overlays().filter_map(move |(p, text, sites)| {
+        let (a, b) = (text + sites.first()?[1], text + sites.last()?[1]);
+        (a < hi && b >= lo).then_some((p, a >= lo && b < hi))
+    })
+}
+
+/// Moves overlay `p`'s sites into the table (under the lock), where they can
+/// change; the overlay stops answering only once they are there.
+fn materialize(p: usize) {
+    // SAFETY: live overlays have their table set.
+    copy_sites(POOL_META[p][2].load(Ordering::Relaxed) as u64, unsafe {
+        overlay_sites(p)
+    });
+    OVERLAY[p].store(0, Ordering::Release);
 }
 
 /// A trap at `sys_addr` with number `nr`: if that `syscall` belongs to a site
@@ -304,6 +390,13 @@ pub fn forget(addr: usize, len: usize) {
         return;
     }
     lock();
+    for (p, all) in overlays_in(lo, hi) {
+        if all {
+            OVERLAY[p].store(0, Ordering::Release); // the whole image's text is gone
+        } else {
+            materialize(p);
+        }
+    }
     for e in used_tiers().flatten() {
         let a = e[0].load(Ordering::Relaxed);
         if a >= lo && a < hi {
@@ -325,6 +418,9 @@ pub fn before_write(addr: usize, len: usize) {
         return; // no site there (or none at all)
     }
     lock();
+    for (p, _) in overlays_in(lo.saturating_sub(5), hi + 5) {
+        materialize(p);
+    }
     let mut mem = None;
     for e in used_tiers().flatten() {
         let a = e[0].load(Ordering::Relaxed);
@@ -1104,6 +1200,10 @@ fn rewrite_text(
         }
     };
     patch_all(addr, len, prot, off, recs, Some((pool, &mut note)));
+    // By address: a process that maps the image searches the table there
+    // (`adopt_image`).
+    let k = n.min(sites.len());
+    sites[..k].sort_unstable_by_key(|e| e[1]);
     let end = POOLS[pool][1].load(Ordering::Acquire);
     if n > 0
         && n < sites.len()

@@ -54,6 +54,7 @@ pub const EACCES: isize = 13;
 pub const EAGAIN: isize = 11;
 pub const EINVAL: isize = 22;
 pub const ENOTDIR: isize = 20;
+pub const ENAMETOOLONG: isize = 36;
 
 pub const SIGKILL: usize = 9;
 pub const SIGSEGV: usize = 11;

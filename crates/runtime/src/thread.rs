@@ -236,6 +236,25 @@ pub fn claim() -> Option<*mut Thread> {
     Some(t)
 }
 
+/// The main thread's state, claimed by `claim_main` at the process entry.
+static MAIN: AtomicPtr<Thread> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Claims the main thread's state before anything else runs, and returns
+/// the top of its strata stack (16-byte aligned), on which the start-up
+/// then runs (asm.rs `_start`). None when memory is exhausted.
+pub fn claim_main() -> Option<usize> {
+    let t = claim()?;
+    MAIN.store(t, Ordering::Relaxed);
+    // SAFETY: just claimed, ours alone.
+    Some(unsafe { (*t).boot_sp })
+}
+
+/// The state `claim_main` claimed.
+pub fn main_state() -> Option<*mut Thread> {
+    let t = MAIN.load(Ordering::Relaxed);
+    (!t.is_null()).then_some(t)
+}
+
 /// How many thread states are in use (threads of this process, and vfork
 /// children sharing its memory).
 pub fn live_count() -> usize {
