@@ -390,10 +390,10 @@ fn fail_load(path: &[u8], e: LoadError) -> ! {
     sys::exit_group(126);
 }
 
-fn random_usize() -> usize {
-    let mut v = 0usize;
-    // SAFETY: getrandom writes 8 bytes into `v`.
-    unsafe { sys::sc(Sysno::getrandom, &[&mut v as *mut usize as usize, 8, 0]) };
+fn random_pair() -> [usize; 2] {
+    let mut v = [0usize; 2];
+    // SAFETY: getrandom writes 16 bytes into `v`.
+    unsafe { sys::sc(Sysno::getrandom, &[v.as_mut_ptr() as usize, 16, 0]) };
     v
 }
 
@@ -629,13 +629,11 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     note_exe(&path, &f);
 
     let rnd = randomized();
+    // Both random offsets (the interpreter's base, the program break) from
+    // one getrandom.
+    let rand = if rnd { random_pair() } else { [0, 0] };
     let hint = if p.interp.is_some() {
-        ELF_ET_DYN_BASE
-            + if rnd {
-                (random_usize() & ((1 << 28) - 1)) << 12
-            } else {
-                0
-            }
+        ELF_ET_DYN_BASE + ((rand[0] & ((1 << 28) - 1)) << 12)
     } else {
         0
     };
@@ -664,12 +662,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     } else {
         page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize
     };
-    let brk = brk_base
-        + if rnd {
-            (random_usize() & ((1 << 13) - 1)) << 12
-        } else {
-            0
-        };
+    let brk = brk_base + ((rand[1] & ((1 << 13) - 1)) << 12);
     // SAFETY: single-threaded start.
     unsafe {
         BRK_START = brk;

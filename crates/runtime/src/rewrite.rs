@@ -474,7 +474,7 @@ static ONLY_POOL: AtomicUsize = AtomicUsize::new(0);
 /// Offsets of the constants at the start of every pool.
 const FAST_SLOT: usize = 0;
 const NATIVE_SLOT: usize = 8;
-const POOL_HEADER: usize = 64;
+pub(crate) const POOL_HEADER: usize = 64;
 const REACH: u64 = (1 << 31) - POOL_SIZE as u64;
 
 /// Lowest and highest addresses of any pool (a quick test for
@@ -577,9 +577,7 @@ fn new_pool(site: u64) -> Option<usize> {
 /// and not in the main stack's range) and registers it with its first free
 /// byte at `c + first`.
 pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
-    let n = NPOOLS.load(Ordering::Acquire);
-    let (slo, shi) = sys::main_stack();
-    if n >= MAX_POOLS || !(0x10000..0x7fff_ffff_0000).contains(&c) || (c < shi && c + size > slo) {
+    if !pool_place_ok(c, size) {
         return None;
     }
     // SAFETY: a fresh private mapping where nothing is mapped
@@ -607,17 +605,80 @@ pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
     }
     // SAFETY: our new writable page: the entry addresses.
     unsafe {
-        ((c + FAST_SLOT) as *mut u64).write(crate::fast::strata_fast_entry as *const () as u64);
-        ((c + NATIVE_SLOT) as *mut u64).write(crate::fast::strata_native_entry as *const () as u64);
+        ((c + FAST_SLOT) as *mut u64).write(pool_constants()[0]);
+        ((c + NATIVE_SLOT) as *mut u64).write(pool_constants()[1]);
         sys::sc(Sysno::mprotect, &[c, size, sys::PROT_READ | sys::PROT_EXEC]);
     }
+    Some(add_pool(c, size, first))
+}
+
+/// Whether a pool may go at [c, c+size): in the user range, clear of the
+/// main thread's stack, and there is a slot for it.
+fn pool_place_ok(c: usize, size: usize) -> bool {
+    let (slo, shi) = sys::main_stack();
+    NPOOLS.load(Ordering::Acquire) < MAX_POOLS
+        && (0x10000..0x7fff_ffff_0000).contains(&c)
+        && !(c < shi && c + size > slo)
+}
+
+/// What every pool's first words hold: the addresses of strata's fast and
+/// native entries (FAST_SLOT, NATIVE_SLOT).
+fn pool_constants() -> [u64; 2] {
+    [
+        crate::fast::strata_fast_entry as *const () as u64,
+        crate::fast::strata_native_entry as *const () as u64,
+    ]
+}
+
+/// Whether `words`, a pool file's first words, are the constants this
+/// strata-rt puts there.
+pub(crate) fn pool_constants_are_ours(words: &[u64]) -> bool {
+    words.get(FAST_SLOT / 8) == Some(&pool_constants()[0]) && words.get(NATIVE_SLOT / 8) == Some(&pool_constants()[1])
+}
+
+/// A text image's pool at `c`, `size` bytes mapped whole from its file
+/// `fd` (under the lock): its index, full (nothing more goes there).
+pub(crate) fn pool_from_file(c: usize, size: usize, fd: usize) -> Option<usize> {
+    if !pool_place_ok(c, size) {
+        return None;
+    }
+    // SAFETY: a private mapping of the pool file where nothing is mapped
+    // (MAP_FIXED_NOREPLACE fails rather than replace anything).
+    let r = unsafe {
+        sys::sc(
+            Sysno::mmap,
+            &[
+                c,
+                size,
+                sys::PROT_READ | sys::PROT_EXEC,
+                sys::MAP_PRIVATE | sys::MAP_FIXED_NOREPLACE,
+                fd,
+                0,
+            ],
+        )
+    };
+    if r as usize != c {
+        if r >= 0 {
+            // An old kernel placed it elsewhere: give it back.
+            // SAFETY: our own new mapping.
+            unsafe { sys::sc(Sysno::munmap, &[r as usize, size]) };
+        }
+        return None;
+    }
+    Some(add_pool(c, size, size))
+}
+
+/// Records the pool [c, c+size) whose free space starts at `c + first`
+/// (under the lock; `pool_place_ok` said there is a slot).
+fn add_pool(c: usize, size: usize, first: usize) -> usize {
+    let n = NPOOLS.load(Ordering::Acquire);
     STRATA_POOL_LO.fetch_min(c as u64, Ordering::AcqRel);
     STRATA_POOL_HI.fetch_max((c + size) as u64, Ordering::AcqRel);
     POOLS[n][0].store(c, Ordering::Release);
     POOLS[n][1].store(c + first, Ordering::Release);
     POOLS[n][2].store(c + size, Ordering::Release);
     NPOOLS.store(n + 1, Ordering::Release);
-    Some(n)
+    n
 }
 
 /// Pool `i`, made for a text image that could not be mapped, becomes an
@@ -1101,13 +1162,15 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
         CACHED.fetch_add(1, Ordering::Relaxed);
         return;
     }
-    let ikey = crate::textimage::key(&key, &st, fd);
-    let may_make = match ikey.map(|k| crate::textimage::map(addr, map_len, prot, fd, off, &k)) {
-        Some(crate::textimage::Found::Mapped) => return,
-        Some(crate::textimage::Found::Absent) => true,
-        _ => false,
+    let ikey = crate::textimage::key(&key, &st);
+    let may_make = match crate::textimage::map(addr, map_len, prot, fd, off, &ikey) {
+        crate::textimage::Found::Mapped => return,
+        // No image is ever made of a file in memory, so none is found for
+        // one: asking only now spares a call at every exec.
+        crate::textimage::Found::Absent => !crate::textimage::in_memory(fd),
+        crate::textimage::Found::Unusable => false,
     };
-    let ikey = ikey.as_ref();
+    let ikey = may_make.then_some(&ikey);
     let text = (addr as u64, len, prot, off as u64);
     if let Some((c, at, n)) = cached {
         // Straight from the session's cache (its complete entries never

@@ -50,8 +50,13 @@ use crate::sys::{self, Sysno};
 /// once).
 pub const MIN_PAGES: usize = 4;
 
-const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT01");
-/// Header words (at the start of the pool file).
+const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT02");
+/// The pool file is the pool as it lies in memory, its first page the
+/// pool's constants (the addresses of strata's entries, the same in every
+/// process: strata-rt is linked at a fixed address), so a process maps it
+/// whole in one call. The header follows the constants.
+const HEADER_AT: usize = rewrite::POOL_HEADER;
+/// Header words (at HEADER_AT in the pool file).
 const H_MAGIC: usize = 0;
 const H_KEY: usize = 1; // KEY_WORDS words
 const H_DELTA: usize = H_KEY + KEY_WORDS;
@@ -70,24 +75,24 @@ pub const KEY_WORDS: usize = 9;
 const TMPFS_MAGIC: i64 = 0x0102_1994;
 const HUGETLBFS_MAGIC: i64 = 0x9584_58f6;
 
-/// The image key of the mapping of `fd` whose site cache key is `sites`
-/// (`st`: the file's `struct stat`). None for files in memory (tmpfs,
-/// memfds, hugetlbfs): a program that writes code into one through another
-/// mapping changes neither time.
-pub fn key(sites: &[u64; 7], st: &[u64; 18], fd: usize) -> Option<Key> {
-    let mut sfs = [0i64; 15];
-    // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
-    if unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) } != 0
-        || sfs[0] == TMPFS_MAGIC
-        || sfs[0] == HUGETLBFS_MAGIC
-    {
-        return None;
-    }
+/// The image key of a mapping whose site cache key is `sites` (`st`: the
+/// file's `struct stat`).
+pub fn key(sites: &[u64; 7], st: &[u64; 18]) -> Key {
     let mut k = [0u64; KEY_WORDS];
     k[..7].copy_from_slice(sites);
     k[7] = st[13];
     k[8] = st[14];
-    Some(k)
+    k
+}
+
+/// Whether `fd` is a file in memory (tmpfs, memfds, hugetlbfs), of which no
+/// image is made: a program that writes code into one through another
+/// mapping changes neither time. (Or whether that cannot be told.)
+pub fn in_memory(fd: usize) -> bool {
+    let mut sfs = [0i64; 15];
+    // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
+    let r = unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) };
+    r != 0 || sfs[0] == TMPFS_MAGIC || sfs[0] == HUGETLBFS_MAGIC
 }
 
 /// One site in an image: `tramp_off | len << 32 | state << 40`, the
@@ -222,9 +227,17 @@ pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Ke
 
 fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, img: (usize, usize)) -> Found {
     let (text, pool_fd) = img;
-    let mut h = [0u64; H_WORDS];
-    // SAFETY: reading into a local buffer of H_WORDS words.
-    let r = unsafe { sys::sc(Sysno::pread64, &[pool_fd, h.as_mut_ptr() as usize, H_WORDS * 8, 0]) };
+    // The pool's constants and the header, in one read.
+    const C: usize = HEADER_AT / 8;
+    let mut all = [0u64; C + H_WORDS];
+    // SAFETY: reading into a local buffer of C + H_WORDS words.
+    let r = unsafe {
+        sys::sc(
+            Sysno::pread64,
+            &[pool_fd, all.as_mut_ptr() as usize, (C + H_WORDS) * 8, 0],
+        )
+    };
+    let (consts, h) = all.split_at(C);
     let (delta, tramp_len, n, pool_len) = (
         h[H_DELTA] as usize,
         h[H_TRAMP_LEN] as usize,
@@ -235,8 +248,9 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
     let Some(base) = base else {
         return Found::Unusable;
     };
-    if r != (H_WORDS * 8) as isize
+    if r != ((C + H_WORDS) * 8) as isize
         || h[H_MAGIC] != MAGIC
+        || !rewrite::pool_constants_are_ours(consts)
         || h[H_KEY..H_KEY + KEY_WORDS] != key[..]
         || pool_len > rewrite::POOL_SIZE
         || n > MAX_ENTRIES
@@ -246,28 +260,15 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         return Found::Unusable;
     }
     lock_and(|| {
-        let Some(pool) = rewrite::pool_at(base, pool_len, pool_len) else {
+        // The pool, whole from its file, where nothing is mapped (or the
+        // place is taken, or the file system is mounted noexec: the
+        // process rewrites its own copy).
+        let Some(pool) = rewrite::pool_from_file(base, pool_len, pool_fd) else {
             return Found::Unusable;
         };
         let fixed = sys::MAP_PRIVATE | sys::MAP_FIXED;
-        // The pool but its first page is the pool file but its first page
-        // (the header): trampolines, then the site table.
-        let tail = meta_at(tramp_len) - 4096 + 32 * n;
-        // SAFETY: the pool we just made (its first page stays ours), then
-        // the library mapping the program just made and no one runs yet,
-        // replaced by the same range of the image.
-        let t = unsafe {
-            sys::sc(
-                Sysno::mmap,
-                &[base + 4096, tail, sys::PROT_READ | sys::PROT_EXEC, fixed, pool_fd, 4096],
-            )
-        };
-        if t < 0 {
-            // (A file system mounted noexec, say.) An ordinary pool.
-            rewrite::release_pool(pool);
-            return Found::Unusable;
-        }
-        // SAFETY: as above.
+        // SAFETY: the library mapping the program just made and no one
+        // runs yet, replaced by the same range of the image.
         let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, text, off]) };
         if x as usize != addr {
             // Put the library back (MAP_FIXED may have unmapped it).
@@ -429,9 +430,16 @@ fn write_open(
     h[H_NSITES] = sites.len() as u64;
     h[H_POOL_LEN] = pool_len as u64;
     // The rewritten text from memory; the pool file as the pool is laid
-    // out, the header in place of the page of entry addresses.
+    // out (its constants, the trampolines), the header after the constants,
+    // the file as long as the pool (a mapping of it has no page past its
+    // end).
     pwrite(text, off, addr, len)
+        && pwrite(pool_out, 0, base, HEADER_AT)
         && pwrite(pool_out, 4096, base + 4096, tramp_len)
         && pwrite(pool_out, meta_at(tramp_len), sites.as_ptr() as usize, sites.len() * 32)
-        && pwrite(pool_out, 0, h.as_ptr() as usize, H_WORDS * 8)
+        && pwrite(pool_out, HEADER_AT, h.as_ptr() as usize, H_WORDS * 8)
+        // (A byte written, not ftruncate, which a sandbox's Landlock rules
+        // may refuse where they let the session write.)
+        && (meta_at(tramp_len) + sites.len() * 32 >= pool_len
+            || pwrite(pool_out, pool_len - 1, [0u8].as_ptr() as usize, 1))
 }
