@@ -4,7 +4,9 @@
 # target/release/strata), rounds interleaved, pinned with `taskset -c 1`.
 # Prints, per configuration, the median CPU time (perf stat task-clock, the
 # whole process tree) and page faults per exec, and what each adds over
-# native. Needs `perf` (software events only).
+# native; then the same for a fork without exec (bench/fork_loop.c: fork, the
+# child exits at once, wait; N times). Needs `perf` (software events only)
+# and gcc.
 #
 # Usage: bench/exec-cost.sh [--rounds R] [--execs N] [STRATA...]
 #   e.g. bench/exec-cost.sh /tmp/old/target/release/strata target/release/strata
@@ -15,7 +17,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
         --execs) execs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) builds+=("$1"); shift ;;
     esac
 done
@@ -23,17 +25,27 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ ${#builds[@]} -gt 0 ] || builds=("$root/target/release/strata")
 command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2; }
 script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+gcc -O2 -Wall -o "$tmp/fork_loop" "$root/bench/fork_loop.c"
 one() { # prints "ms faults" for one run of the loop under "$@"
     taskset -c 1 perf stat -x, -e task-clock,minor-faults "$@" /bin/sh -c "$script" 2>&1 >/dev/null |
         awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
 }
-declare -A ms faults
+forks() { # the same for fork_loop
+    taskset -c 1 perf stat -x, -e task-clock,minor-faults "$@" "$tmp/fork_loop" "$execs" 2>&1 >/dev/null |
+        awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
+}
+declare -A ms faults fms ffaults
 for r in $(seq "$rounds"); do
     read -r t f < <(one)
     ms[native]+="$t "; faults[native]+="$f "
+    read -r t f < <(forks)
+    fms[native]+="$t "; ffaults[native]+="$f "
     for b in "${builds[@]}"; do
         read -r t f < <(one "$b" run --)
         ms[$b]+="$t "; faults[$b]+="$f "
+        read -r t f < <(forks "$b" run --)
+        fms[$b]+="$t "; ffaults[$b]+="$f "
     done
 done
 median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -48,4 +60,12 @@ printf '%-50s %12s %14s %16s %14s\n' configuration "ms per exec" "added per exec
 row native "$nat_ms" "$nat_f"
 for b in "${builds[@]}"; do
     row "$b run --" "$(echo "${ms[$b]}" | median)" "$(echo "${faults[$b]}" | median)"
+done
+echo
+echo "bench/exec-cost.sh: fork_loop $execs (fork, the child exits, wait), same rounds, medians"
+nat_ms=$(echo "${fms[native]}" | median); nat_f=$(echo "${ffaults[native]}" | median)
+printf '%-50s %12s %14s %16s %14s\n' configuration "ms per fork" "added per fork" "faults per fork" "added faults"
+row native "$nat_ms" "$nat_f"
+for b in "${builds[@]}"; do
+    row "$b run --" "$(echo "${fms[$b]}" | median)" "$(echo "${ffaults[$b]}" | median)"
 done

@@ -45,9 +45,19 @@ pub static ACT_FLAGS: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 pub static ACT_MASK: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 pub static ACT_RESTORER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
 
-/// Address of the slow exit's `syscall` (a page outside strata's text).
-#[no_mangle]
-static mut STRATA_SLOW_STUB: u64 = 0;
+// The slow exit's `syscall`: in a page of strata-rt's image of its own, after
+// its text (runtime/big-bss.ld) and outside the range Syscall User Dispatch
+// lets through (image.rs), so that it traps.
+core::arch::global_asm!(
+    ".pushsection .strata_stub,\"ax\",@progbits",
+    ".balign 4096",
+    ".globl strata_slow_stub",
+    "strata_slow_stub:",
+    "    syscall",
+    "    ud2",
+    ".popsection",
+    options(att_syntax)
+);
 
 /// `Thread::in_fast` while the trap path waits in a blocking call: signals
 /// are deferred as in a fast call, until strata's handler returns.
@@ -192,7 +202,7 @@ global_asm!(
     // it runs on it).
     "2:  movb ${block}, %gs:{selector}",
     "    mov %gs:{prog_rsp}, %rsp",
-    "    jmp *STRATA_SLOW_STUB(%rip)",
+    "    jmp strata_slow_stub",
     "7:  mov %rbx, %gs:{callee}",
     "    mov %rbp, %gs:{callee}+8",
     "    mov %r12, %gs:{callee}+16",
@@ -339,31 +349,11 @@ extern "C" {
     pub fn strata_sig_entry();
     fn strata_sig_entry_saved();
     fn strata_sig_entry_end();
+    pub fn strata_slow_stub();
 }
 
 fn addr(f: unsafe extern "C" fn()) -> u64 {
     f as usize as u64
-}
-
-/// Maps the slow exit's trap page (once per process, before any site is
-/// rewritten). Returns false if it cannot: rewriting then stays off.
-pub fn init() -> bool {
-    // SAFETY: single-threaded start; read once.
-    if unsafe { STRATA_SLOW_STUB } != 0 {
-        return true;
-    }
-    let Some(page) = sys::mmap_anon(4096, sys::PROT_READ | sys::PROT_WRITE) else {
-        return false;
-    };
-    // SAFETY: our new page: `syscall; ud2`.
-    unsafe { core::ptr::copy_nonoverlapping([0x0fu8, 0x05, 0x0f, 0x0b].as_ptr(), page as *mut u8, 4) };
-    // SAFETY: changing the protection of our own page.
-    if unsafe { sys::sc(Sysno::mprotect, &[page, 4096, sys::PROT_READ | sys::PROT_EXEC]) } != 0 {
-        return false;
-    }
-    // SAFETY: single-threaded start.
-    unsafe { STRATA_SLOW_STUB = page as u64 };
-    true
 }
 
 /// Calls that need the trap path's real signal frame (those that change the
@@ -732,9 +722,7 @@ pub fn roll_forward(t: &mut Thread, uc: &mut UContext) {
 
 /// Is this SIGSYS the slow exit's trap? Then completes the return.
 pub fn slow_exit(t: &mut Thread, uc: &mut UContext) -> bool {
-    // SAFETY: read-only after start.
-    let stub = unsafe { STRATA_SLOW_STUB };
-    if t.in_fast == 0 || stub == 0 || uc.gregs[reg::RIP] != stub + 2 {
+    if t.in_fast == 0 || uc.gregs[reg::RIP] != addr(strata_slow_stub) + 2 {
         return false;
     }
     roll_forward(t, uc);

@@ -48,6 +48,11 @@ pub unsafe fn init(base: usize) {
                 thi = thi.max(hi);
             }
         }
+        // The slow exit's page, after the text, must trap (fast.rs).
+        let stub = crate::fast::strata_slow_stub as *const () as usize;
+        if (tlo..thi).contains(&stub) {
+            thi = stub;
+        }
         TEXT_LO.store(tlo, Ordering::Relaxed);
         TEXT_HI.store(thi, Ordering::Relaxed);
         IMAGE_LO.store(ilo, Ordering::Relaxed);

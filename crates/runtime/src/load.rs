@@ -288,7 +288,10 @@ pub fn exe() -> &'static Path {
 
 /// In a child of fork: a name another thread was writing is worked out again.
 pub fn after_fork() {
-    let _ = EXE_STATE.compare_exchange(EXE_WRITING, EXE_UNKNOWN, Ordering::Relaxed, Ordering::Relaxed);
+    // (Read first: a compare-exchange writes the page even when it fails.)
+    if EXE_STATE.load(Ordering::Relaxed) == EXE_WRITING {
+        EXE_STATE.store(EXE_UNKNOWN, Ordering::Relaxed);
+    }
 }
 
 /// Works the name out into `out`; false if the lookup failed for a reason

@@ -34,11 +34,18 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     };
     crate::stack::note_multi_task();
     if flags & sys::CLONE_VM == 0 {
-        // No child may inherit a half-done rewrite (or a held lock).
-        crate::rewrite::lock();
+        // No child may inherit a half-done rewrite (or a held lock). With
+        // no other thread there is none (and the parent does not write the
+        // lock's page after the fork: a copy-on-write fault fewer).
+        let others = thread::live_count() > 1;
+        if others {
+            crate::rewrite::lock();
+        }
         // SAFETY: the program's own fork-like call.
         let r = unsafe { sys::raw6(nr, a.map(|x| x as usize)) };
-        crate::rewrite::unlock();
+        if others {
+            crate::rewrite::unlock();
+        }
         if r == 0 {
             t.tid = sys::gettid();
             t.pid = sys::getpid_now();

@@ -115,9 +115,6 @@ pub fn init(lazy: bool, eager: bool) {
     if eager {
         m |= EAGER;
     }
-    if m != 0 && !crate::fast::init() {
-        m = 0;
-    }
     MODE.store(m, Ordering::Relaxed);
 }
 
@@ -1046,7 +1043,7 @@ pub fn after_trap(sys_addr: u64, eax: u32) {
     if known(sys_addr) {
         return;
     }
-    if crate::image::in_text(sys_addr as usize) || in_pool(sys_addr) {
+    if crate::image::overlaps_image(sys_addr as usize, 2) || in_pool(sys_addr) {
         return;
     }
     let mut code = [0u8; 17];
