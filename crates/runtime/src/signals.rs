@@ -476,6 +476,12 @@ pub fn sigpending(t: &Thread, args: [u64; 6]) -> isize {
     }
 }
 
+/// Whether two alternate stacks are the same (a sigaltstack to set the one
+/// that is already set is spared).
+fn same_stack(a: &StackT, b: &StackT) -> bool {
+    (a.sp, a.flags, a.size) == (b.sp, b.flags, b.size)
+}
+
 fn on_stack(ss: &StackT, sp: u64) -> bool {
     ss.flags & sys::SS_DISABLE == 0 && ss.size != 0 && sp.wrapping_sub(ss.sp) <= ss.size
 }
@@ -500,7 +506,9 @@ fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
     if mode == sys::SS_DISABLE {
         t.prog_altstack = StackT::DISABLED;
         uc.stack = thread::own_altstack(t);
-        thread::set_altstack(&uc.stack);
+        if !same_stack(&t.real_alt, &uc.stack) {
+            thread::set_altstack(&uc.stack);
+        }
         return 0;
     }
     if mode != 0 && mode != sys::SS_ONSTACK {
@@ -515,7 +523,11 @@ fn apply_altstack(t: &mut Thread, uc: &mut UContext, ss: &StackT) -> isize {
         _pad: 0,
         size: ss.size,
     };
-    let r = thread::set_altstack(&real);
+    let r = if same_stack(&t.real_alt, &real) {
+        0
+    } else {
+        thread::set_altstack(&real)
+    };
     if r < 0 {
         return r;
     }
@@ -560,30 +572,53 @@ pub fn sigaltstack(t: &mut Thread, uc: &mut UContext, args: [u64; 6]) -> isize {
 /// frame it built): restore that frame into strata's.
 pub fn sigreturn(t: &mut Thread, uc: &mut UContext) {
     let frame = uc.gregs[reg::RSP] as usize;
-    let Ok(puc) = sys::read_user::<[u64; 38]>(frame) else {
-        kill_with(sys::SIGSEGV)
+    // In this handler the fault signals are blocked only if the program
+    // blocks them: otherwise its frame is read directly (a fault is
+    // recovered into EFAULT), not with one process_vm_readv per piece.
+    let direct = uc.sigmask & FAULT_MASK == 0 && faults_recoverable();
+    let read = |dst: &mut [u8], src: usize| -> Result<(), isize> {
+        if !direct {
+            return sys::copy_from_user(dst, src);
+        }
+        // SAFETY: writes only `dst`; a fault on `src` is recovered into 1.
+        match unsafe { fast::strata_safe_copy(dst.as_mut_ptr(), src as *const u8, dst.len()) } {
+            0 => Ok(()),
+            _ => Err(sys::EFAULT),
+        }
     };
+    let mut puc = [0u64; 38];
+    // SAFETY: viewing our own local array as bytes.
+    let bytes = unsafe { core::slice::from_raw_parts_mut(puc.as_mut_ptr() as *mut u8, core::mem::size_of_val(&puc)) };
+    if read(bytes, frame).is_err() {
+        kill_with(sys::SIGSEGV)
+    }
     // [0]=flags [1]=link [2..5]=stack [5..28]=gregs [28]=fpstate [29..37]=reserved [37]=sigmask
     uc.gregs.copy_from_slice(&puc[5..28]);
     let fp = puc[28] as usize;
     if fp != 0 && uc.fpstate != 0 {
         let mut head = [0u8; 512];
-        if sys::copy_from_user(&mut head, fp).is_ok() {
+        if read(&mut head, fp).is_ok() {
             // SAFETY: `uc.fpstate` points at our frame's FPU area.
             let ours = unsafe { sys::fpstate_size(uc.fpstate) };
             // SAFETY: `head` holds a copy of the program's fxsave area.
             let theirs = unsafe { sys::fpstate_size(head.as_ptr() as u64) };
             // SAFETY: our frame's FPU area has `ours` bytes.
             let dst = unsafe { core::slice::from_raw_parts_mut(uc.fpstate as *mut u8, ours.min(theirs)) };
-            let _ = sys::copy_from_user(dst, fp);
+            let _ = read(dst, fp);
         }
     }
     set_program_mask(t, uc, puc[37]);
-    let ss = StackT {
-        sp: puc[2],
-        flags: puc[3] as i32,
-        _pad: 0,
-        size: puc[4],
+    // The frame names the real alternate stack when the signal came: strata's
+    // own one when the program had none.
+    let ss = if puc[2] == t.altstack as u64 {
+        StackT::DISABLED
+    } else {
+        StackT {
+            sp: puc[2],
+            flags: puc[3] as i32,
+            _pad: 0,
+            size: puc[4],
+        }
     };
     if !on_stack(&t.prog_altstack, uc.gregs[reg::RSP]) {
         apply_altstack(t, uc, &ss);
