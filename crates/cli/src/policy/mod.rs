@@ -597,6 +597,7 @@ fn paths(cx: &Ctx, s: &PathsToml, p: &mut Policy) -> Result<(), PolicyError> {
         Some(e) => cx.errno(e)?,
         None => p.errno,
     };
+    let mut everywhere: Vec<PathRule> = Vec::new();
     for (list, k, name) in [
         (&s.read, kind::READ, "read"),
         (&s.write, kind::WRITE, "write"),
@@ -604,21 +605,32 @@ fn paths(cx: &Ctx, s: &PathsToml, p: &mut Policy) -> Result<(), PolicyError> {
         (&s.execute, kind::EXECUTE, "execute"),
     ] {
         let Some(list) = list else { continue };
-        p.restricted |= k;
-        for (i, w) in list.iter().enumerate() {
-            let prefix = cx.prefix(w)?;
-            p.paths.push(PathRule {
-                kinds: k,
-                act: Act::Allow,
-                errno,
-                prefix,
-                label: format!("paths.{name}[{i}] \"{}\"", w.get_ref()),
-            });
+        let rules = list
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                Ok(PathRule {
+                    kinds: k,
+                    act: Act::Allow,
+                    errno,
+                    prefix: cx.prefix(w)?,
+                    label: format!("paths.{name}[{i}] \"{}\"", w.get_ref()),
+                })
+            })
+            .collect::<Result<Vec<_>, PolicyError>>()?;
+        if let Some(all) = rules.iter().find(|r| r.prefix == Path::new("/")) {
+            // Allowed under / is allowed everywhere: the kind is not
+            // restricted at all, so neither Landlock nor strata checks it at
+            // every open (a deny rule still does, in-process).
+            everywhere.push(all.clone());
+            continue;
         }
+        p.restricted |= k;
+        p.paths.extend(rules);
     }
     for (i, w) in s.deny.iter().enumerate() {
         let prefix = cx.prefix(w)?;
-        if let Some(allow) = p.paths.iter().find(|r| r.prefix == prefix) {
+        if let Some(allow) = p.paths.iter().chain(&everywhere).find(|r| r.prefix == prefix) {
             return cx.err(
                 Some(w.span().start),
                 format!(

@@ -111,3 +111,20 @@ fn strata_needs_covers_the_runtime() {
     missing.dedup();
     assert!(missing.is_empty(), "add to STRATA_NEEDS: {missing:?}");
 }
+
+#[test]
+fn a_kind_allowed_under_the_root_is_not_restricted() {
+    // read = ["/"] allows reading everywhere: no restriction for the kernel's
+    // Landlock rules or strata to check at every open; the others stay.
+    let p = ok("[paths]\nread = [\"/\"]\nwrite = [\"/tmp\"]\ndeny = [\"/etc\"]\n");
+    assert_eq!(p.restricted & kind::READ, 0);
+    assert_ne!(p.restricted & kind::WRITE, 0);
+    assert!(p.paths.iter().all(|r| r.prefix != Path::new("/")), "{:?}", p.paths);
+    assert!(p
+        .paths
+        .iter()
+        .any(|r| r.act == Act::Deny && r.prefix == Path::new("/etc")));
+    // Still contradictory with a deny of the root itself.
+    let e = err("[paths]\nread = [\"/\"]\ndeny = [\"/\"]\n");
+    assert!(e.contains("contradictory") && e.contains("paths.read[0]"), "{e}");
+}
