@@ -574,24 +574,26 @@ fn new_pool(site: u64) -> Option<usize> {
 /// and not in the main stack's range) and registers it with its first free
 /// byte at `c + first`.
 pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
+    let flags = sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE;
+    map_pool(c, size, sys::PROT_READ | sys::PROT_WRITE, flags, usize::MAX)?;
+    // SAFETY: our new writable page: the entry addresses.
+    unsafe {
+        ((c + FAST_SLOT) as *mut u64).write(pool_constants()[0]);
+        ((c + NATIVE_SLOT) as *mut u64).write(pool_constants()[1]);
+        sys::sc(Sysno::mprotect, &[c, size, sys::PROT_READ | sys::PROT_EXEC]);
+    }
+    Some(add_pool(c, size, first))
+}
+
+/// Maps [c, c+size) for a pool where nothing is mapped (MAP_FIXED_NOREPLACE
+/// fails rather than replace anything), if a pool may go there.
+fn map_pool(c: usize, size: usize, prot: usize, flags: usize, fd: usize) -> Option<()> {
     if !pool_place_ok(c, size) {
         return None;
     }
-    // SAFETY: a fresh private mapping where nothing is mapped
-    // (MAP_FIXED_NOREPLACE fails rather than replace anything).
-    let r = unsafe {
-        sys::sc(
-            Sysno::mmap,
-            &[
-                c,
-                size,
-                sys::PROT_READ | sys::PROT_WRITE,
-                sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_FIXED_NOREPLACE | sys::MAP_NORESERVE,
-                usize::MAX,
-                0,
-            ],
-        )
-    };
+    // SAFETY: a fresh private mapping (anonymous, or of a pool file) where
+    // nothing is mapped.
+    let r = unsafe { sys::sc(Sysno::mmap, &[c, size, prot, flags | sys::MAP_FIXED_NOREPLACE, fd, 0]) };
     if r as usize != c {
         if r >= 0 {
             // An old kernel placed it elsewhere: give it back.
@@ -600,13 +602,7 @@ pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
         }
         return None;
     }
-    // SAFETY: our new writable page: the entry addresses.
-    unsafe {
-        ((c + FAST_SLOT) as *mut u64).write(pool_constants()[0]);
-        ((c + NATIVE_SLOT) as *mut u64).write(pool_constants()[1]);
-        sys::sc(Sysno::mprotect, &[c, size, sys::PROT_READ | sys::PROT_EXEC]);
-    }
-    Some(add_pool(c, size, first))
+    Some(())
 }
 
 /// Whether a pool may go at [c, c+size): in the user range, clear of the
@@ -636,32 +632,7 @@ pub(crate) fn pool_constants_are_ours(words: &[u64]) -> bool {
 /// A text image's pool at `c`, `size` bytes mapped whole from its file
 /// `fd` (under the lock): its index, full (nothing more goes there).
 pub(crate) fn pool_from_file(c: usize, size: usize, fd: usize) -> Option<usize> {
-    if !pool_place_ok(c, size) {
-        return None;
-    }
-    // SAFETY: a private mapping of the pool file where nothing is mapped
-    // (MAP_FIXED_NOREPLACE fails rather than replace anything).
-    let r = unsafe {
-        sys::sc(
-            Sysno::mmap,
-            &[
-                c,
-                size,
-                sys::PROT_READ | sys::PROT_EXEC,
-                sys::MAP_PRIVATE | sys::MAP_FIXED_NOREPLACE,
-                fd,
-                0,
-            ],
-        )
-    };
-    if r as usize != c {
-        if r >= 0 {
-            // An old kernel placed it elsewhere: give it back.
-            // SAFETY: our own new mapping.
-            unsafe { sys::sc(Sysno::munmap, &[r as usize, size]) };
-        }
-        return None;
-    }
+    map_pool(c, size, sys::PROT_READ | sys::PROT_EXEC, sys::MAP_PRIVATE, fd)?;
     Some(add_pool(c, size, size))
 }
 
