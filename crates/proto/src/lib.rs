@@ -130,10 +130,16 @@ impl<'a> Config<'a> {
         if self.spec_hex.len() & 1 != 0 || n > out.len() {
             return Err(ProtoError::BadSpec);
         }
-        for (i, pair) in self.spec_hex.chunks_exact(2).enumerate() {
-            let hi = hex_val(pair[0]).ok_or(ProtoError::BadSpec)?;
-            let lo = hex_val(pair[1]).ok_or(ProtoError::BadSpec)?;
-            out[i] = hi << 4 | lo;
+        // Every exec decodes it (a policy's is some kilobytes): a table
+        // lookup per digit, one check at the end.
+        let mut bad = 0;
+        for (o, pair) in out.iter_mut().zip(self.spec_hex.chunks_exact(2)) {
+            let (hi, lo) = (HEX_VAL[pair[0] as usize], HEX_VAL[pair[1] as usize]);
+            bad |= hi | lo;
+            *o = hi << 4 | lo & 15;
+        }
+        if bad > 15 {
+            return Err(ProtoError::BadSpec);
         }
         Ok(&out[..n])
     }
@@ -159,7 +165,7 @@ impl<'a> Config<'a> {
         if program.is_empty() {
             return Err(ProtoError::BadPath);
         }
-        if spec_hex.len() > 2 * SPEC_MAX || spec_hex.iter().any(|&c| hex_val(c).is_none()) {
+        if spec_hex.len() > 2 * SPEC_MAX || spec_hex.iter().fold(0, |bad, &c| bad | HEX_VAL[c as usize]) > 15 {
             return Err(ProtoError::BadSpec);
         }
         Ok(Config {
@@ -206,13 +212,16 @@ impl Writer<'_> {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn hex_val(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
+/// Lower-case hex digits' values; 0xff for any other byte.
+const HEX_VAL: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 16 {
+        t[HEX[i] as usize] = i as u8;
+        i += 1;
     }
-}
+    t
+};
 
 fn parse_num(s: &[u8], base: u64) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {

@@ -193,10 +193,16 @@ unsafe fn rt_main(sp: *const usize) -> ! {
     let auxv = unsafe { envp.add(nenv + 1) } as *const u64;
     let mut found = None;
     for i in 0..nenv {
-        // SAFETY: each env pointer is a NUL-terminated string.
-        let s = unsafe { cstr(*envp.add(i) as *const u8) };
-        if let Some(v) = s.strip_prefix(strata_proto::ENV_VAR).and_then(|r| r.strip_prefix(b"=")) {
-            found = Some((i, v));
+        // SAFETY: each env pointer is a NUL-terminated string: compared
+        // byte by byte up to the first difference (a NUL differs), measured
+        // only when it is ours.
+        let p = unsafe { *envp.add(i) } as *const u8;
+        let name = strata_proto::ENV_VAR.iter().chain(b"=");
+        // SAFETY: as above; no byte past a NUL is read.
+        if name.enumerate().all(|(k, &c)| unsafe { *p.add(k) } == c) {
+            let skip = strata_proto::ENV_VAR.len() + 1;
+            // SAFETY: as above.
+            found = Some((i, unsafe { cstr(p.add(skip)) }));
             break;
         }
     }
