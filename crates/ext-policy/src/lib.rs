@@ -212,6 +212,10 @@ impl Extension for Sandbox {
         i
     }
 
+    /// Every check's scratch (a path, its resolver, a log line: kilobytes)
+    /// is in the check that needs it, not inlined here: a frame of this
+    /// size on every call would be a stack probe on each of its pages, and
+    /// after a fork a copy-on-write fault on each of them.
     fn call(&self, c: &mut Call, below: &Below) -> i64 {
         if c.flags & call_flags::FROM_EXTENSION != 0 {
             return below.call(c);
@@ -392,6 +396,7 @@ impl Sandbox {
     }
 
     /// Checks every path operand of `c`.
+    #[inline(never)]
     fn paths(&self, c: &Call, below: &Below) -> Option<i64> {
         let fs = StackFs { template: c, below };
         // 12 KiB of scratch: made only for an operand that needs resolving.
@@ -567,6 +572,7 @@ impl Sandbox {
     }
 
     /// socket, socketpair, connect, bind, sendto, sendmsg, sendmmsg.
+    #[inline(never)]
     fn network(&self, c: &Call, below: &Below) -> Option<i64> {
         let a = c.args;
         match c.nr {
@@ -623,6 +629,7 @@ impl Sandbox {
 
     /// accept, accept4: the kernel accepts, then the peer is judged; a
     /// refused connection is closed.
+    #[inline(never)]
     fn accept(&self, c: &mut Call, below: &Below) -> i64 {
         let r = below.call(c);
         if r < 0 {
@@ -687,6 +694,7 @@ impl Sandbox {
     /// made not executable (MFD_NOEXEC_SEAL), and one asked for as
     /// executable (MFD_EXEC) is refused. The seccomp filter refuses
     /// memfd_create without the flag.
+    #[inline(never)]
     fn memfd(&self, c: &mut Call, below: &Below) -> i64 {
         const MFD_NOEXEC_SEAL: u64 = 8;
         const MFD_EXEC: u64 = 0x10;
@@ -982,6 +990,7 @@ impl strata_decode::Memory for ProgramMemory {
 impl Sandbox {
     /// `strata: policy NAME: deny openat(AT_FDCWD, "/etc/x", O_RDONLY) = -1
     /// EACCES (Permission denied) [read /etc/x] by paths.deny "/etc"`.
+    #[inline(never)]
     fn log(&self, c: &Call, what: &str, v: Verdict, detail: &[u8]) {
         let mut l = Line { buf: [0; 1024], len: 0 };
         let _ = write!(l, "strata: policy ");
