@@ -275,7 +275,7 @@ fn insert_in_table(addr: u64, v: u64) -> bool {
 /// must change or part of its text goes (`materialize`). A table that is not
 /// sorted is copied at once.
 pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
-    let (mut patched, mut declined) = (0u64, 0u64);
+    let (mut patched, mut declined, mut lo, mut hi) = (0u64, 0u64, u64::MAX, 0u64);
     let mut sorted = true;
     for (k, e) in sites.iter().enumerate() {
         match (e[0] >> 40) as u8 {
@@ -284,10 +284,11 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
             _ => sorted = false,
         }
         sorted &= k == 0 || sites[k - 1][1] < e[1];
+        (lo, hi) = (lo.min(e[1]), hi.max(e[1]));
     }
-    let (Some(first), Some(last)) = (sites.first(), sites.last()) else {
+    if sites.is_empty() {
         return;
-    };
+    }
     POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
     POOL_META[pool][2].store(text as usize, Ordering::Relaxed);
     POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Release);
@@ -296,8 +297,8 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
     } else {
         copy_sites(text, sites);
     }
-    SITES_LO.fetch_min(text + first[1].min(last[1]), Ordering::Relaxed);
-    SITES_HI.fetch_max(text + first[1].max(last[1]), Ordering::Relaxed);
+    SITES_LO.fetch_min(text + lo, Ordering::Relaxed);
+    SITES_HI.fetch_max(text + hi, Ordering::Relaxed);
     PATCHED.fetch_add(patched, Ordering::Relaxed);
     DECLINED.fetch_add(declined, Ordering::Relaxed);
     IMAGED.fetch_add(1, Ordering::Relaxed);
