@@ -22,7 +22,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-[ ${#builds[@]} -gt 0 ] || builds=("$root/target/release/strata")
+. "$root/bench/lib.sh"
+default_builds
 command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2; }
 script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -48,24 +49,23 @@ for r in $(seq "$rounds"); do
         fms[$b]+="$t "; ffaults[$b]+="$f "
     done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-nat_ms=$(echo "${ms[native]}" | median); nat_f=$(echo "${faults[native]}" | median)
-echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
-row() { # name ms faults
-    awk -v n="$1" -v m="$2" -v f="$3" -v nm="$nat_ms" -v nf="$nat_f" -v e="$execs" 'BEGIN{
+row() { # name ms faults native-ms native-faults
+    awk -v n="$1" -v m="$2" -v f="$3" -v nm="$4" -v nf="$5" -v e="$execs" 'BEGIN{
         if (n == "native") printf "%-50s %12.3f %14s %16.1f %14s\n", n, m/e, "", f/e, "";
         else printf "%-50s %12.3f %+14.3f %16.1f %+14.1f\n", n, m/e, (m-nm)/e, f/e, (f-nf)/e }'
 }
-printf '%-50s %12s %14s %16s %14s\n' configuration "ms per exec" "added per exec" "faults per exec" "added faults"
-row native "$nat_ms" "$nat_f"
-for b in "${builds[@]}"; do
-    row "$b run --" "$(echo "${ms[$b]}" | median)" "$(echo "${faults[$b]}" | median)"
-done
+table() { # what (exec, fork), then the names of its time and fault arrays
+    local -n t=$2 f=$3
+    local nm nf
+    nm=$(echo "${t[native]}" | median); nf=$(echo "${f[native]}" | median)
+    printf '%-50s %12s %14s %16s %14s\n' configuration "ms per $1" "added per $1" "faults per $1" "added faults"
+    row native "$nm" "$nf" "$nm" "$nf"
+    for b in "${builds[@]}"; do
+        row "$b run --" "$(echo "${t[$b]}" | median)" "$(echo "${f[$b]}" | median)" "$nm" "$nf"
+    done
+}
+echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
+table exec ms faults
 echo
 echo "bench/exec-cost.sh: fork_loop $execs (fork, the child exits, wait), same rounds, medians"
-nat_ms=$(echo "${fms[native]}" | median); nat_f=$(echo "${ffaults[native]}" | median)
-printf '%-50s %12s %14s %16s %14s\n' configuration "ms per fork" "added per fork" "faults per fork" "added faults"
-row native "$nat_ms" "$nat_f"
-for b in "${builds[@]}"; do
-    row "$b run --" "$(echo "${fms[$b]}" | median)" "$(echo "${ffaults[$b]}" | median)"
-done
+table fork fms ffaults

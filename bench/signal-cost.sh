@@ -18,7 +18,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-[ ${#builds[@]} -gt 0 ] || builds=("$root/target/release/strata")
+. "$root/bench/lib.sh"
+default_builds
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -o "$tmp/signal_loop" "$root/bench/signal_loop.c"
 declare -A ns
@@ -28,7 +29,6 @@ for r in $(seq "$rounds"); do
         ns[$b]+="$(taskset -c 1 "$b" run -- "$tmp/signal_loop" "$n") "
     done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 nat=$(echo "${ns[native]}" | median)
 echo "bench/signal-cost.sh: SIGUSR1 to itself x $n, $rounds interleaved rounds, medians"
 printf '%-50s %14s %16s %10s\n' configuration "ns per signal" "added per signal" ratio

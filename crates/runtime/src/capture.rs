@@ -72,11 +72,7 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
 /// Turns capture on for the main thread, just before the program's first
 /// instruction.
 pub fn enable_for_main_thread() {
-    let Some(t) = thread::main_state() else {
-        out::Line::new().str("strata: cannot allocate thread state\n").emit();
-        sys::exit_group(126);
-    };
-    thread::install(t);
+    thread::install(thread::main_state());
     let t = thread::current();
     t.tid = sys::gettid();
     t.pid = sys::getpid_now();

@@ -48,19 +48,10 @@ pub unsafe fn init(c: &Config, execfn: Option<&[u8]>) -> Result<(), isize> {
             buf[..p.len()].copy_from_slice(p);
             p.len()
         }
-        _ => {
-            // SAFETY: readlink into the buffer, at most PATH_MAX bytes.
-            let r = unsafe {
-                sys::sc(
-                    sys::Sysno::readlink,
-                    &[c"/proc/self/exe".as_ptr() as usize, buf.as_mut_ptr() as usize, PATH_MAX],
-                )
-            };
-            match sys::check(r)? {
-                n if n >= PATH_MAX => return Err(sys::ENAMETOOLONG),
-                n => n,
-            }
-        }
+        _ => match sys::read_link(c"/proc/self/exe", &mut buf[..PATH_MAX + 1])? {
+            n if n >= PATH_MAX => return Err(sys::ENAMETOOLONG),
+            n => n,
+        },
     };
     buf[rl] = 0;
     let s = c.session;

@@ -61,18 +61,9 @@ impl Path {
     }
     /// Replaces the contents with the target of the symbolic link `link`
     /// (a NUL-terminated path); its length.
-    pub fn read_link(&mut self, link: *const u8) -> Result<usize, isize> {
-        // SAFETY: `link` is NUL-terminated (caller); the buffer's size less
-        // the NUL's byte is passed.
-        let r = unsafe {
-            sys::sc(
-                Sysno::readlink,
-                &[link as usize, self.buf.as_mut_ptr() as usize, PATH_MAX],
-            )
-        };
-        let len = sys::check(r)?;
+    pub fn read_link(&mut self, link: &core::ffi::CStr) -> Result<usize, isize> {
+        let len = sys::read_link(link, &mut self.buf)?;
         self.len = len;
-        self.buf[len] = 0;
         Ok(len)
     }
     pub fn bytes(&self) -> &[u8] {
@@ -546,7 +537,8 @@ pub fn fd_name(fd: usize, out: &mut Path) -> Result<usize, isize> {
         link[prefix.len() + i] = c;
     }
     // `link` is NUL-terminated: zeroed beyond the digits.
-    out.read_link(link.as_ptr())
+    let link = core::ffi::CStr::from_bytes_until_nul(&link).map_err(|_| sys::EINVAL)?;
+    out.read_link(link)
 }
 
 /// What the initial stack needs.

@@ -142,12 +142,8 @@ extern "C" {
 /// page, then faults again at its first write.
 fn touch_small_bss() {
     // Addresses of linker-defined symbols, not reads.
-    let (lo, hi) = {
-        (
-            core::ptr::addr_of!(strata_small_bss_lo) as usize,
-            core::ptr::addr_of!(strata_small_bss_hi) as usize,
-        )
-    };
+    let lo = core::ptr::addr_of!(strata_small_bss_lo) as usize;
+    let hi = core::ptr::addr_of!(strata_small_bss_hi) as usize;
     let mut page = lo & !4095;
     while page < hi {
         let at = page.max(lo);

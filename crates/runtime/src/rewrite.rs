@@ -579,8 +579,9 @@ pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
     map_pool(c, size, sys::PROT_READ | sys::PROT_WRITE, flags, usize::MAX)?;
     // SAFETY: our new writable page: the entry addresses.
     unsafe {
-        ((c + FAST_SLOT) as *mut u64).write(pool_constants()[0]);
-        ((c + NATIVE_SLOT) as *mut u64).write(pool_constants()[1]);
+        for (&at, v) in POOL_SLOTS.iter().zip(pool_constants()) {
+            ((c + at) as *mut u64).write(v);
+        }
         sys::sc(Sysno::mprotect, &[c, size, sys::PROT_READ | sys::PROT_EXEC]);
     }
     Some(add_pool(c, size, first))
@@ -615,8 +616,11 @@ fn pool_place_ok(c: usize, size: usize) -> bool {
         && !(c < shi && c + size > slo)
 }
 
+/// Where `pool_constants` lie in every pool.
+const POOL_SLOTS: [usize; 2] = [FAST_SLOT, NATIVE_SLOT];
+
 /// What every pool's first words hold: the addresses of strata's fast and
-/// native entries (FAST_SLOT, NATIVE_SLOT).
+/// native entries (at POOL_SLOTS).
 fn pool_constants() -> [u64; 2] {
     [
         crate::fast::strata_fast_entry as *const () as u64,
@@ -627,7 +631,10 @@ fn pool_constants() -> [u64; 2] {
 /// Whether `words`, a pool file's first words, are the constants this
 /// strata-rt puts there.
 pub(crate) fn pool_constants_are_ours(words: &[u64]) -> bool {
-    words.get(FAST_SLOT / 8) == Some(&pool_constants()[0]) && words.get(NATIVE_SLOT / 8) == Some(&pool_constants()[1])
+    POOL_SLOTS
+        .iter()
+        .zip(pool_constants())
+        .all(|(&at, c)| words.get(at / 8) == Some(&c))
 }
 
 /// A text image's pool at `c`, `size` bytes mapped whole from its file

@@ -381,10 +381,8 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
         return Ok(());
     }
     if crate::fast::direct_copy_ok() {
-        // SAFETY: writes only the `len` bytes at `dst` (contract); a fault
-        // on `src` is recovered into 1.
-        let r = unsafe { crate::fast::strata_safe_copy(dst, src as *const u8, len) };
-        return if r == 0 { Ok(()) } else { Err(EFAULT) };
+        // SAFETY: writes only the `len` bytes at `dst` (contract).
+        return unsafe { copy_direct(dst, src as *const u8, len) };
     }
     let local = [dst as usize, len];
     let remote = [src, len];
@@ -404,6 +402,40 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
     }
 }
 
+/// The target of the symbolic link `link`, NUL-terminated in `buf` (at most
+/// `buf.len() - 1` bytes of it); its length.
+pub fn read_link(link: &core::ffi::CStr, buf: &mut [u8]) -> Result<usize, isize> {
+    let room = buf.len().saturating_sub(1);
+    // SAFETY: `link` is NUL-terminated; readlink writes at most `room`
+    // bytes of `buf`.
+    let r = unsafe {
+        sc(
+            Sysno::readlink,
+            &[link.as_ptr() as usize, buf.as_mut_ptr() as usize, room],
+        )
+    };
+    let len = check(r)?;
+    if let Some(b) = buf.get_mut(len) {
+        *b = 0;
+    }
+    Ok(len)
+}
+
+/// Copies `n` bytes from `src` to `dst` directly (`strata_safe_copy`): a
+/// fault on the program's side is recovered by the fault guard into
+/// EFAULT. Only where SIGSEGV and SIGBUS are deliverable (a blocked fault
+/// signal kills the process).
+///
+/// # Safety
+/// strata's side of the copy is valid for `n` bytes.
+pub unsafe fn copy_direct(dst: *mut u8, src: *const u8, n: usize) -> Result<(), isize> {
+    // SAFETY: per contract; a fault is recovered into 1.
+    match unsafe { crate::fast::strata_safe_copy(dst, src, n) } {
+        0 => Ok(()),
+        _ => Err(EFAULT),
+    }
+}
+
 /// Copies `src` to the program's address `dst` without faulting.
 pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), isize> {
     match copy_to_user_once(dst, src) {
@@ -417,9 +449,9 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
         return Ok(());
     }
     if crate::fast::direct_copy_ok() && !crate::image::overlaps_image(dst, src.len()) {
-        // SAFETY: reads only `src`; a fault on `dst` is recovered into 1.
-        let r = unsafe { crate::fast::strata_safe_copy(dst as *mut u8, src.as_ptr(), src.len()) };
-        return if r == 0 { Ok(()) } else { Err(EFAULT) };
+        // SAFETY: reads only `src`; the program's `dst` is checked to lie
+        // outside strata's image.
+        return unsafe { copy_direct(dst as *mut u8, src.as_ptr(), src.len()) };
     }
     let local = [src.as_ptr() as usize, src.len()];
     let remote = [dst, src.len()];

@@ -249,10 +249,9 @@ pub fn claim_main() -> Option<usize> {
     Some(unsafe { (*t).boot_sp })
 }
 
-/// The state `claim_main` claimed.
-pub fn main_state() -> Option<*mut Thread> {
-    let t = MAIN.load(Ordering::Relaxed);
-    (!t.is_null()).then_some(t)
+/// The state `claim_main` claimed (the process exits when it cannot).
+pub fn main_state() -> *mut Thread {
+    MAIN.load(Ordering::Relaxed)
 }
 
 /// How many thread states are in use (threads of this process, and vfork
