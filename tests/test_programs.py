@@ -279,6 +279,10 @@ STACKS = {
     "trap-only": lambda f: ["--rewrite=off"],
     "lazy": lambda f: ["--rewrite=lazy"],
     "ids": lambda f: ["--ext", "ids"],
+    # A layer of `before` hooks that wants every call: strata_fast runs it,
+    # then leaves the call to its entry to issue (blocking calls, restarts
+    # after a handler and signals during the call included).
+    "null": lambda f: ["--ext", "null"],
 }
 
 

@@ -148,20 +148,36 @@ impl Call {
     /// `pid`/`tid`.
     #[inline]
     pub fn new(nr: u32, args: [u64; 6], pid: u32, tid: u32) -> Call {
-        let d = decode(nr, &args);
+        let mut c = Call::undecoded(nr, pid, tid);
+        c.args = args;
+        c.decode();
+        c
+    }
+
+    /// Call `nr` by `pid`/`tid` with every argument 0 and nothing decoded:
+    /// for a caller that fills `args` itself, then calls [`Call::decode`].
+    #[inline]
+    pub fn undecoded(nr: u32, pid: u32, tid: u32) -> Call {
         Call {
             abi_version: VERSION,
             size: core::mem::size_of::<Call>() as u32,
-            op: d.op as u16,
-            class: d.class,
+            op: Op::Passthrough as u16,
+            class: 0,
             nr,
-            args,
+            args: [0; 6],
             pid,
             tid,
             flags: 0,
-            npaths: d.npaths as u32,
-            paths: d.paths,
+            npaths: 0,
+            paths: [PathSlot::default(); MAX_PATHS],
         }
+    }
+
+    /// Sets the op, class and path slots from `nr` and `args` (what `new`
+    /// does after filling them).
+    #[inline]
+    pub fn decode(&mut self) {
+        personality::decode_into(self);
     }
 
     /// The op, or `Passthrough` for a number this version does not know.

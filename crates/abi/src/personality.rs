@@ -300,20 +300,93 @@ fn arg(args: &[u64; 6], i: u8) -> u64 {
     args.get(i as usize).copied().unwrap_or(0)
 }
 
-/// The ABI view of Linux call `nr` with arguments `args`. Not `#[inline]`:
-/// ROWS is a constant, and each crate that inlined this would carry its own
-/// copy of the table.
-pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
-    let class = match strata_syscall_table::class(nr as usize) {
-        Some(c) => crate::class::of(c),
-        None => crate::class::OTHER,
-    };
-    let mut d = Decoded {
+/// What [`decode`] gives a call from its number alone: its op and class,
+/// and `args` when the op depends on the arguments or the call has path
+/// operands (then the row is read). Built at compile time, so that the
+/// common call (no paths, one op) is one load.
+#[derive(Clone, Copy)]
+struct Quick {
+    op: Op,
+    class: u16,
+    args: bool,
+}
+
+/// Numbers whose op depends on the arguments (see [`decode`]'s match).
+const BY_ARGS: [u32; 5] = [9, 56, 202, 262, 332];
+
+static QUICK: [Quick; LIMIT] = {
+    let mut t = [Quick {
         op: Op::Passthrough,
-        class,
+        class: crate::class::OTHER,
+        args: false,
+    }; LIMIT];
+    let mut nr = 0;
+    while nr < LIMIT {
+        if let Some(e) = strata_syscall_table::entry_const(nr) {
+            t[nr].class = crate::class::of(e.class);
+        }
+        if ROW_OF[nr] != NONE {
+            let (_, _, op, specs) = ROWS[ROW_OF[nr] as usize];
+            t[nr].op = op;
+            t[nr].args = !specs.is_empty();
+        }
+        nr += 1;
+    }
+    let mut i = 0;
+    while i < BY_ARGS.len() {
+        t[BY_ARGS[i] as usize].args = true;
+        i += 1;
+    }
+    t
+};
+
+/// The ABI view of Linux call `nr` with arguments `args`.
+pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
+    let q = quick(nr);
+    let d = Decoded {
+        op: q.op,
+        class: q.class,
         npaths: 0,
         paths: [PathSlot::default(); crate::MAX_PATHS],
     };
+    if !q.args {
+        return d;
+    }
+    decode_row(nr, args, d)
+}
+
+/// `decode`, into `c` (its op, class and path slots, from its number and
+/// arguments). Inlined: the number-only part is a load from a static; the
+/// row part ([`decode_row`]) is not (ROWS is a constant, and each crate
+/// that inlined it would carry its own copy of the table). Writes the
+/// fields in place: a `Decoded` returned and copied field by field costs a
+/// store-forwarding stall on every call.
+#[inline]
+pub(crate) fn decode_into(c: &mut crate::Call) {
+    let q = quick(c.nr);
+    c.op = q.op as u16;
+    c.class = q.class;
+    if q.args {
+        let d = decode(c.nr, &c.args);
+        c.op = d.op as u16;
+        c.npaths = d.npaths as u32;
+        c.paths = d.paths;
+    }
+}
+
+#[inline]
+fn quick(nr: u32) -> Quick {
+    QUICK.get(nr as usize).copied().unwrap_or(Quick {
+        op: Op::Passthrough,
+        class: crate::class::OTHER,
+        args: false,
+    })
+}
+
+/// [`decode`] from the row: the op from the arguments, and the path slots.
+/// `d` holds the number's op and class.
+#[inline(never)]
+fn decode_row(nr: u32, args: &[u64; 6], mut d: Decoded) -> Decoded {
     let Some(&(_, _, op, specs)) = row(nr) else {
         return d;
     };
@@ -382,6 +455,43 @@ pub fn modelled() -> impl Iterator<Item = (u32, &'static str, Op)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The number-only table agrees with reading every row: for each
+    /// number (and some past the table), with arguments that take each
+    /// argument-dependent arm and that take none.
+    #[test]
+    fn the_quick_table_agrees_with_the_rows() {
+        let argsets: [[u64; 6]; 5] = [
+            [0; 6],
+            [!0; 6],
+            [CLONE_THREAD, 1, AT_EMPTY_PATH, AT_EMPTY_PATH, 0, 0],
+            [0, 11, 0, MAP_ANONYMOUS, 0, 0],
+            [0, 0x80, AT_SYMLINK_NOFOLLOW, O_CREAT, 0, 0],
+        ];
+        for nr in 0..(LIMIT as u32 + 8) {
+            for a in &argsets {
+                let class = match strata_syscall_table::class(nr as usize) {
+                    Some(c) => crate::class::of(c),
+                    None => crate::class::OTHER,
+                };
+                let base = Decoded {
+                    op: row(nr).map_or(Op::Passthrough, |r| r.2),
+                    class,
+                    npaths: 0,
+                    paths: [PathSlot::default(); crate::MAX_PATHS],
+                };
+                let d = decode(nr, a);
+                assert_eq!(d, decode_row(nr, a, base), "call {nr}, arguments {a:x?}");
+                let c = crate::Call::new(nr, *a, 1, 2);
+                let slots = &d.paths[..d.npaths];
+                assert_eq!(
+                    (c.op, c.class, c.path_slots()),
+                    (d.op as u16, d.class, slots),
+                    "call {nr}, {a:x?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn names_match_the_syscall_table() {

@@ -15,7 +15,8 @@ use crate::{process, procfs, signals, stack};
 const S: fn(Sysno) -> usize = |s| s as usize;
 
 /// Handles call `nr` and leaves its result in `uc` (rax, or a whole new
-/// register state for rt_sigreturn).
+/// register state for rt_sigreturn). (The fast path's `strata_fast` does
+/// the same its own way.)
 #[inline]
 pub fn syscall(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) {
     let first = stack::first(nr);
@@ -60,8 +61,64 @@ const NR_CHROOT: usize = 161;
 /// (every arm of its match but the last): those the syscall table marks
 /// emulated or partial. Any other call no layer wants can skip strata
 /// entirely (rewrite.rs: native trampolines).
+#[inline(always)]
 pub fn bottom_owns(nr: usize) -> bool {
-    strata_syscall_table::disposition(nr).is_some_and(|d| d != strata_syscall_table::Disposition::Passthrough)
+    kind(nr) & kind::BOTTOM != 0
+}
+
+/// What the fast path (fast.rs) and `bottom` look at first for a call
+/// number, one bit each, in one table built at compile time: most calls
+/// have none, and one load tells so.
+pub mod kind {
+    /// Needs the trap path's signal frame (`fast::needs_frame`); every
+    /// number past the table too.
+    pub const FRAME: u8 = 1;
+    /// Installs a temporary signal mask when its argument is not null
+    /// (`temporary_mask_arg`).
+    pub const TMASK: u8 = 2;
+    /// clone, clone3 or vfork (`fast::clone_kind`).
+    pub const CLONE: u8 = 4;
+    /// Edits the program's mask or hands it to a new image: rt_sigprocmask,
+    /// execve, execveat.
+    pub const MASKING: u8 = 8;
+    /// `bottom_owns`.
+    pub const BOTTOM: u8 = 16;
+}
+
+static KIND: [u8; crate::stack::NRS] = kinds();
+
+/// The `kind` bits of call `nr`.
+#[inline(always)]
+pub fn kind(nr: usize) -> u8 {
+    KIND.get(nr).copied().unwrap_or(kind::FRAME)
+}
+
+const fn kinds() -> [u8; crate::stack::NRS] {
+    let mut t = [0u8; crate::stack::NRS];
+    let mut nr = 0;
+    while nr < t.len() {
+        let mut k = 0;
+        if crate::fast::needs_frame_const(nr) {
+            k |= kind::FRAME;
+        }
+        if temporary_mask_arg(nr).is_some() {
+            k |= kind::TMASK;
+        }
+        if nr == Sysno::clone as usize || nr == Sysno::clone3 as usize || nr == Sysno::vfork as usize {
+            k |= kind::CLONE;
+        }
+        if nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize {
+            k |= kind::MASKING;
+        }
+        if let Some(e) = strata_syscall_table::entry_const(nr) {
+            if !strata_syscall_table::is_passthrough(e.disposition) {
+                k |= kind::BOTTOM;
+            }
+        }
+        t[nr] = k;
+        nr += 1;
+    }
+    t
 }
 
 /// The bottom of the stack: strata's own handling of call `nr`. Returns the
@@ -235,12 +292,15 @@ fn with_mask_arg(uc: &UContext, nr: usize, mut a: [u64; 6], i: usize) -> isize {
 
 /// Which argument of a waiting call holds the signal mask it installs for
 /// its duration (pselect6: the pointer to its { mask, size } pair).
-pub fn temporary_mask_arg(nr: usize) -> Option<usize> {
-    match nr {
-        n if n == S(Sysno::ppoll) => Some(3),
-        n if n == S(Sysno::epoll_pwait) || n == S(Sysno::epoll_pwait2) => Some(4),
-        n if n == S(Sysno::pselect6) => Some(5),
-        _ => None,
+pub const fn temporary_mask_arg(nr: usize) -> Option<usize> {
+    if nr == Sysno::ppoll as usize {
+        Some(3)
+    } else if nr == Sysno::epoll_pwait as usize || nr == Sysno::epoll_pwait2 as usize {
+        Some(4)
+    } else if nr == Sysno::pselect6 as usize {
+        Some(5)
+    } else {
+        None
     }
 }
 

@@ -33,10 +33,12 @@
 //! starts from a copy of the program's state gets one built here
 //! (`full_frame`).
 
+use crate::dispatch::kind;
 use crate::sys::{self, reg, SigInfo, Sysno, UContext};
 use crate::thread::{self, Thread};
 use core::arch::global_asm;
 use core::sync::atomic::{AtomicU64, Ordering};
+use strata_abi::Call;
 
 /// The program's handler per signal (strata's entry is what the kernel has).
 pub static ACT_HANDLER: [AtomicU64; 65] = [const { AtomicU64::new(0) }; 65];
@@ -138,7 +140,9 @@ global_asm!(
     "    mov %rax, %rsi",
     "    cld",
     "    call {strata_fast}",
-    "    mov %rax, %gs:{result}",
+    "    cmpb $0, %gs:{fast_issue}",
+    "    jne 9f",
+    "10: mov %rax, %gs:{result}",
     "    movups 0(%rsp), %xmm0",
     "    movups 16(%rsp), %xmm1",
     "    movups 32(%rsp), %xmm2",
@@ -203,6 +207,25 @@ global_asm!(
     "2:  movb ${block}, %gs:{selector}",
     "    mov %gs:{prog_rsp}, %rsp",
     "    jmp strata_slow_stub",
+    // The call as `strata_fast` left it (`fast_issue`), issued here: the
+    // program's own call, marked as `issue` marks it (`defer` restarts it
+    // from the site if the kernel would restart it after a handler).
+    "9:  movb $0, %gs:{fast_issue}",
+    "    mov %gs:{issue_nr}, %rax",
+    "    mov %gs:{issue_args}, %rdi",
+    "    mov %gs:{issue_args}+8, %rsi",
+    "    mov %gs:{issue_args}+16, %rdx",
+    "    mov %gs:{issue_args}+24, %r10",
+    "    mov %gs:{issue_args}+32, %r8",
+    "    mov %gs:{issue_args}+40, %r9",
+    "    lea 11f(%rip), %rcx",
+    "    mov %rcx, %gs:{issue_pc}",
+    "    movb $1, %gs:{sc_prog}",
+    ".globl strata_fast_issue_sc",
+    "strata_fast_issue_sc:",
+    "11: syscall",
+    "    movb $0, %gs:{sc_prog}",
+    "    jmp 10b",
     "7:  mov %rbx, %gs:{callee}",
     "    mov %rbp, %gs:{callee}+8",
     "    mov %r12, %gs:{callee}+16",
@@ -325,6 +348,11 @@ global_asm!(
     selector = const thread::OFF_SELECTOR,
     sret = const thread::OFF_SRET,
     result = const thread::OFF_FAST_RESULT,
+    fast_issue = const thread::OFF_FAST_ISSUE,
+    issue_nr = const thread::OFF_ISSUE_NR,
+    issue_args = const thread::OFF_ISSUE_ARGS,
+    issue_pc = const thread::OFF_ISSUE_PC,
+    sc_prog = const thread::OFF_FAST_SC_PROG,
     slow = const thread::OFF_FAST_SLOW,
     stack_lo = const thread::OFF_ALTSTACK,
     stack_hi = const thread::OFF_ALTSTACK_HI,
@@ -370,8 +398,14 @@ fn addr(f: unsafe extern "C" fn()) -> u64 {
 /// tests/programs/exec_signal_race.c); exit and exit_group (they never
 /// return). A fork onto a new stack is sent to the trap path
 /// (`fast_needs_frame`).
+#[inline(always)]
 pub fn needs_frame(nr: usize) -> bool {
-    if [
+    nr < crate::stack::NRS && crate::dispatch::kind(nr) & crate::dispatch::kind::FRAME != 0
+}
+
+/// `needs_frame`, at compile time (`dispatch::kind`'s table).
+pub const fn needs_frame_const(nr: usize) -> bool {
+    let no_frame = [
         Sysno::fork,
         Sysno::vfork,
         Sysno::clone,
@@ -380,21 +414,35 @@ pub fn needs_frame(nr: usize) -> bool {
         Sysno::execveat,
         Sysno::exit,
         Sysno::exit_group,
-    ]
-    .iter()
-    .any(|&s| s as usize == nr)
-        || crate::dispatch::temporary_mask_arg(nr).is_some()
-    {
+    ];
+    let mut i = 0;
+    while i < no_frame.len() {
+        if no_frame[i] as usize == nr {
+            return false;
+        }
+        i += 1;
+    }
+    if crate::dispatch::temporary_mask_arg(nr).is_some() {
         return false;
     }
-    const MASKS: [Sysno; 5] = [
+    // What owns the control flow (dispatch::owns_control_flow) and is not
+    // above, and the calls that read or set the frame's mask or stack.
+    let frame = [
+        Sysno::rt_sigreturn,
         Sysno::rt_sigsuspend,
         Sysno::rt_sigtimedwait,
         Sysno::sigaltstack,
         Sysno::signalfd,
         Sysno::signalfd4,
     ];
-    crate::dispatch::owns_control_flow(nr) || MASKS.iter().any(|&s| s as usize == nr)
+    let mut i = 0;
+    while i < frame.len() {
+        if frame[i] as usize == nr {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// The Rust half of `strata_fast_entry`: runs call `nr` with the arguments
@@ -406,10 +454,20 @@ pub fn needs_frame(nr: usize) -> bool {
 unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     let t = thread::current();
     t.fast_nr = nr as u64;
-    // SAFETY: per contract, `args` is the six saved argument registers.
-    let clone = unsafe { clone_kind(nr, args) };
-    // SAFETY: as above.
-    if unsafe { fast_needs_frame(nr, args, clone) } || t.prog_sud.mode != 0 || nr >= 512 || on_program_altstack(t) {
+    let k = crate::dispatch::kind(nr);
+    // What most calls need not look at, in one test of `k`.
+    let mut clone = None;
+    if k & (kind::FRAME | kind::TMASK | kind::CLONE) != 0 {
+        // SAFETY: per contract, `args` is the six saved argument registers.
+        clone = unsafe { clone_kind(nr, args) };
+        // SAFETY: as above.
+        if unsafe { fast_needs_frame(nr, args, clone) } {
+            t.fast_bail = 1;
+            t.fast_slow = 1;
+            return 0;
+        }
+    }
+    if t.prog_sud.mode != 0 || on_program_altstack(t) {
         t.fast_bail = 1;
         t.fast_slow = 1;
         return 0;
@@ -426,13 +484,44 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         }
     }
     t.fast_calls += 1;
+    // The arguments are read one register at a time: the entry pushed them
+    // one by one, and a wider load of two fresh 8-byte stores (a copy of the
+    // array) cannot be forwarded from them; it waits for both to reach the
+    // cache.
     // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
-    let a = unsafe { core::ptr::read(args as *const [u64; 6]) };
-    if crate::stack::first(nr) == crate::stack::NO_LAYER && !crate::dispatch::bottom_owns(nr) {
-        // Nobody wants it (a site whose number is only known now): issue it
-        // here, near the top of the stack (returns after a syscall are
-        // costly on some machines).
-        return passthrough(t, nr, a) as u64;
+    let arg = |i: usize| unsafe { core::ptr::read_volatile(args.add(i)) };
+    let first = crate::stack::first(nr);
+    if k & (kind::BOTTOM | kind::MASKING) == 0 && crate::stack::before_only(nr) {
+        // Nothing of strata runs after this call (nobody wants it, or only
+        // `before` hooks, which may serve it): the entry issues it, so that
+        // no return from a function entered before it follows the
+        // `syscall` (returns after a syscall mispredict on some machines,
+        // about 5-10 ns each here; bench/rsb_depth.c).
+        t.issue_nr = nr as u64;
+        if first == crate::stack::NO_LAYER {
+            for (i, v) in t.issue_args.iter_mut().enumerate() {
+                *v = arg(i);
+            }
+        } else {
+            // (Each copy from `arg`, one register at a time: see above.)
+            let mut c = Call::undecoded(nr as u32, t.pid as u32, t.tid as u32);
+            for (i, v) in c.args.iter_mut().enumerate() {
+                *v = arg(i);
+            }
+            c.decode();
+            let uc = &mut t.fast_uc as *mut UContext;
+            // SAFETY: `fast_uc` is this thread's, and only this activation
+            // uses it (see below).
+            let r = crate::stack::run_befores(t, unsafe { &mut *uc }, first, &mut c);
+            if r != strata_abi::CONTINUE {
+                return r as u64;
+            }
+            let t = thread::current();
+            t.issue_nr = u64::from(c.nr);
+            t.issue_args = c.args;
+        }
+        thread::current().fast_issue = 1;
+        return 0;
     }
     let uc = &mut t.fast_uc as *mut UContext;
     // SAFETY: `fast_uc` lives in the thread state; only this activation uses
@@ -441,12 +530,27 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     // rt_sigprocmask edits the stand-in frame's mask; execve hands that mask
     // to the new image (and, failing, returns here): the real mask is put
     // back after both.
-    let masking =
-        nr == Sysno::rt_sigprocmask as usize || nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
+    let masking = k & kind::MASKING != 0;
     if masking {
         uc.sigmask = program_mask(t);
     }
-    crate::dispatch::syscall(thread::current(), uc, nr, a);
+    // `dispatch::syscall`, with the layers' view of the call written in
+    // place (numbers past the table have bailed, and rt_sigreturn with
+    // them).
+    let t = thread::current();
+    let ret = if first == crate::stack::NO_LAYER {
+        crate::dispatch::bottom(t, uc, nr, core::array::from_fn(arg)).map(|r| r as i64)
+    } else {
+        let mut c = Call::undecoded(nr as u32, t.pid as u32, t.tid as u32);
+        for (i, v) in c.args.iter_mut().enumerate() {
+            *v = arg(i);
+        }
+        c.decode();
+        crate::stack::run_call(t, uc, first, &mut c)
+    };
+    if let Some(r) = ret {
+        uc.gregs[reg::RAX] = r as u64;
+    }
     if masking {
         let t = thread::current();
         set_mask(t, uc.sigmask);
@@ -467,6 +571,9 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
 /// # Safety
 /// `args` points at the six saved argument registers.
 unsafe fn fast_needs_frame(nr: usize, args: *const u64, clone: Option<(bool, bool)>) -> bool {
+    if nr >= crate::stack::NRS {
+        return true;
+    }
     if let Some((vm, stack)) = clone {
         // A fork goes as it is; a child that starts from a copy of the
         // program's state gets one built here (`full_frame`), unless it

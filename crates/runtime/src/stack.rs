@@ -26,7 +26,7 @@ use strata_proto::counts;
 pub const MAX_LAYERS: usize = 16;
 /// "No layer".
 pub const NO_LAYER: u8 = 0xff;
-const NRS: usize = abi::MAX_NR;
+pub const NRS: usize = abi::MAX_NR;
 
 struct Stack {
     n: usize,
@@ -37,6 +37,10 @@ struct Stack {
     /// numbers past the table (every layer below sees them).
     mask: [u16; NRS],
     all: u16,
+    /// The hook layers with no `after` (bit i: layer i): a call that only
+    /// such layers want needs nothing of strata once it is issued
+    /// ([`before_only`]).
+    before_only: u16,
     /// Per layer, what [`descend`] calls, in one cache line for a stack of
     /// a few layers: a hook layer's `before` and `after` and its state, or
     /// `hook` false for a nesting layer (or one that takes no calls).
@@ -69,6 +73,7 @@ static mut STACK: Stack = Stack {
     below: [const { core::mem::MaybeUninit::uninit() }; MAX_LAYERS],
     mask: [0; NRS],
     all: 0,
+    before_only: 0,
     hooks: [NO_HOOK; MAX_LAYERS],
 };
 
@@ -122,6 +127,14 @@ pub fn first(nr: usize) -> u8 {
     lowest(layers(nr))
 }
 
+/// Whether every layer interested in `nr` is a hook layer with no `after`:
+/// then once their `before`s have passed the call on, nothing of strata
+/// runs after it ([`run_befores`]).
+#[inline(always)]
+pub fn before_only(nr: usize) -> bool {
+    layers(nr) & !u32::from(stack().before_only) == 0
+}
+
 fn desc(i: usize) -> &'static ExtDesc {
     // SAFETY: layers 0..n were written by init.
     unsafe { stack().layers[i].assume_init_ref() }
@@ -149,8 +162,12 @@ pub fn layer_name(i: usize) -> &'static [u8] {
 /// The layers that see the call are the bits of its mask from `first` on,
 /// so a layer costs a bit scan and its entry in `hooks`, not a walk of the
 /// descriptors. Inlined for the same reason.
+///
+/// With `BEFORES` (a call [`before_only`] says yes to), the walk stops
+/// where the bottom would be called and returns [`abi::CONTINUE`] if every
+/// layer passed the call on: the caller issues it.
 #[inline(always)]
-fn descend(first: u8, c: &mut Call) -> i64 {
+fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
     let nr = c.nr as usize;
     let st = stack();
     let mut m: u32 = if first == NO_LAYER {
@@ -158,24 +175,30 @@ fn descend(first: u8, c: &mut Call) -> i64 {
     } else {
         layers(nr) & (!0u32 << first)
     };
-    let mut passed = [0u8; MAX_LAYERS];
-    let mut cookies = [0u64; MAX_LAYERS];
-    let mut n = 0;
+    // The hook layers passed on the way down, one bit each: their `after`
+    // runs on the way up, highest bit first. Their cookies and (execve only)
+    // the views they replaced, by layer, written only for a layer that
+    // passes: zero-filling the arrays cost a null layer more than its walk.
+    let mut passed: u32 = 0;
+    let mut cookies = [core::mem::MaybeUninit::<u64>::uninit(); MAX_LAYERS];
+    let mut outer_views = [core::mem::MaybeUninit::<usize>::uninit(); MAX_LAYERS];
     // What a hook sets: the layer running (a panic or fault names it), once
     // per hook; the call, once; its view of the call only for execve (what
     // `exec_commit` shows it); all put back at the end.
     let t = thread::current();
     let (outer_layer, outer_nr) = (t.cur_layer, t.cur_nr);
     let exec = nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
-    let mut outer_views = [0usize; MAX_LAYERS];
     t.cur_nr = c.nr;
     let mut r = loop {
         if m == 0 {
             thread::current().cur_layer = outer_layer;
+            if BEFORES {
+                break abi::CONTINUE;
+            }
             break bottom(c);
         }
-        let i = m.trailing_zeros() as usize;
-        let h = &st.hooks[i % MAX_LAYERS];
+        let i = m.trailing_zeros() as usize % MAX_LAYERS;
+        let h = &st.hooks[i];
         if !h.hook {
             thread::current().cur_layer = outer_layer;
             break call_layer(i as u8, c);
@@ -183,33 +206,37 @@ fn descend(first: u8, c: &mut Call) -> i64 {
         let t = thread::current();
         t.cur_layer = i as u8;
         if exec {
-            outer_views[n] = t.views[i % MAX_LAYERS];
-            t.views[i % MAX_LAYERS] = c as *const Call as usize;
+            outer_views[i].write(t.views[i]);
+            t.views[i] = c as *const Call as usize;
         }
         if let Some(f) = h.before {
-            let x = f(h.state, c, &mut cookies[n]);
+            let x = f(h.state, c, cookies[i].write(0));
             if x != abi::CONTINUE {
                 // Served here: this layer's `after` does not run.
                 if exec {
-                    thread::current().views[i % MAX_LAYERS] = outer_views[n];
+                    // SAFETY: written above, for this layer.
+                    thread::current().views[i] = unsafe { outer_views[i].assume_init() };
                 }
                 break x;
             }
+        } else {
+            cookies[i].write(0);
         }
-        passed[n] = i as u8;
-        n += 1;
+        passed |= 1 << i;
         m &= m - 1;
     };
-    while n > 0 {
-        n -= 1;
-        let i = passed[n] as usize;
-        let h = &st.hooks[i % MAX_LAYERS];
+    while passed != 0 {
+        let i = (31 - passed.leading_zeros()) as usize % MAX_LAYERS;
+        passed &= !(1u32 << i);
+        let h = &st.hooks[i];
         thread::current().cur_layer = i as u8;
         if let Some(f) = h.after {
-            r = f(h.state, c, r, cookies[n]);
+            // SAFETY: layer i's cookie was written before its bit was set.
+            r = f(h.state, c, r, unsafe { cookies[i].assume_init() });
         }
         if exec {
-            thread::current().views[i % MAX_LAYERS] = outer_views[n];
+            // SAFETY: as for the cookie (written whenever `exec`).
+            thread::current().views[i] = unsafe { outer_views[i].assume_init() };
         }
     }
     let t = thread::current();
@@ -263,7 +290,7 @@ fn next_of(i: usize, nr: usize) -> u8 {
 /// What layer `i`'s `Below` does: the rest of the stack below it.
 #[inline(always)]
 fn below_of(i: usize, c: &mut Call) -> i64 {
-    descend(next_of(i, c.nr as usize), c)
+    descend::<false>(next_of(i, c.nr as usize), c)
 }
 
 extern "C" fn below_call(b: *const abi::Below, c: *mut Call) -> i64 {
@@ -699,6 +726,9 @@ pub fn init(session_path: &[u8], spec: &[u8]) {
             hook: is_hook(d),
         };
         st.all |= 1 << i;
+        if is_hook(d) && d.after.is_none() {
+            st.before_only |= 1 << i;
+        }
         if takes_calls(d) {
             for (nr, m) in st.mask.iter_mut().enumerate() {
                 if d.interest.contains(nr as u32) {
@@ -785,10 +815,6 @@ pub fn session_words() -> Option<&'static [AtomicU64]> {
 /// register state. Inlined (see `fast::passthrough`).
 #[inline(always)]
 pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6]) -> Option<i64> {
-    let saved_uc = t.cur_uc;
-    let saved_rep = t.uc_replaced;
-    t.cur_uc = uc as *mut UContext as usize;
-    t.uc_replaced = 0;
     let mut a = a;
     if nr == Sysno::rt_sigreturn as usize {
         // rt_sigreturn has no arguments: its frame is at the stack pointer,
@@ -796,10 +822,34 @@ pub fn run(t: &mut Thread, uc: &mut UContext, first: u8, nr: usize, a: [u64; 6])
         a[0] = uc.gregs[crate::sys::reg::RSP];
     }
     let mut c = Call::new(nr as u32, a, t.pid as u32, t.tid as u32);
-    let r = descend(first, &mut c);
+    run_call(t, uc, first, &mut c)
+}
+
+/// `run`, for a call the caller made (`Call::undecoded`, then its
+/// arguments, then `Call::decode`).
+#[inline(always)]
+pub fn run_call(t: &mut Thread, uc: &mut UContext, first: u8, c: &mut Call) -> Option<i64> {
+    let saved_uc = t.cur_uc;
+    let saved_rep = t.uc_replaced;
+    t.cur_uc = uc as *mut UContext as usize;
+    t.uc_replaced = 0;
+    let r = descend::<false>(first, c);
     let t = thread::current();
     let replaced = t.uc_replaced != 0;
     t.cur_uc = saved_uc;
     t.uc_replaced = saved_rep;
     (!replaced).then_some(r)
+}
+
+/// The `before`s of the layers that want `c` (every one a hook with no
+/// `after`: [`before_only`]), from `first` down: the result of the layer
+/// that served the call, or [`abi::CONTINUE`] when all passed it on and it
+/// is to be issued as `c` now says.
+#[inline(always)]
+pub fn run_befores(t: &mut Thread, uc: &mut UContext, first: u8, c: &mut Call) -> i64 {
+    let saved_uc = t.cur_uc;
+    t.cur_uc = uc as *mut UContext as usize;
+    let r = descend::<true>(first, c);
+    thread::current().cur_uc = saved_uc;
+    r
 }

@@ -116,6 +116,11 @@ pub struct Thread {
     pub prog_rsp: usize,
     pub prog_flags: u64,
     pub sret: usize,
+    /// `strata_fast` left the call for its entry to issue (no layer wants
+    /// anything of it after the `before`s): `issue_nr` with `issue_args`.
+    pub fast_issue: u8,
+    pub issue_nr: u64,
+    pub issue_args: [u64; 6],
     /// The call's result, the number it was made with, the restart number.
     pub fast_result: u64,
     pub fast_nr: u64,
@@ -156,6 +161,11 @@ pub const OFF_PROG_CALLEE: usize = core::mem::offset_of!(Thread, prog_callee);
 pub const OFF_PROG_FLAGS: usize = core::mem::offset_of!(Thread, prog_flags);
 pub const OFF_SRET: usize = core::mem::offset_of!(Thread, sret);
 pub const OFF_FAST_RESULT: usize = core::mem::offset_of!(Thread, fast_result);
+pub const OFF_FAST_ISSUE: usize = core::mem::offset_of!(Thread, fast_issue);
+pub const OFF_ISSUE_NR: usize = core::mem::offset_of!(Thread, issue_nr);
+pub const OFF_ISSUE_ARGS: usize = core::mem::offset_of!(Thread, issue_args);
+pub const OFF_ISSUE_PC: usize = core::mem::offset_of!(Thread, issue_pc);
+pub const OFF_FAST_SC_PROG: usize = core::mem::offset_of!(Thread, fast_sc_prog);
 pub const OFF_NATIVE_RET: usize = core::mem::offset_of!(Thread, native_ret);
 pub const OFF_NATIVE_CALLS: usize = core::mem::offset_of!(Thread, native_calls);
 const _: () = assert!(core::mem::offset_of!(Thread, this) == 0);
@@ -313,6 +323,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).ext_call = 0;
         (*t).in_fast = 0;
         (*t).fast_sc_prog = 0;
+        (*t).fast_issue = 0;
         (*t).fast_bail = 0;
         (*t).fast_restart = 0;
         (*t).fault_ok = 0;

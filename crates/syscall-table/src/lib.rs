@@ -201,6 +201,25 @@ pub fn entry(nr: usize) -> Option<&'static Entry> {
     }
 }
 
+/// The entry for call `nr`, for tables built at compile time (other crates'
+/// per-number `const` tables): a linear search, usable in const context.
+/// At run time [`entry`] is O(1).
+pub const fn entry_const(nr: usize) -> Option<&'static Entry> {
+    let mut i = 0;
+    while i < COUNT {
+        if table::ENTRIES[i].nr as usize == nr {
+            return Some(&table::ENTRIES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Whether `d` is `Disposition::Passthrough` (usable in const context).
+pub const fn is_passthrough(d: Disposition) -> bool {
+    disposition_eq(d, Disposition::Passthrough)
+}
+
 /// Every entry, in number order.
 pub fn entries() -> &'static [Entry] {
     TABLE
