@@ -187,7 +187,7 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
     // `exec_commit` shows it); all put back at the end.
     let t = thread::current();
     let (outer_layer, outer_nr) = (t.cur_layer, t.cur_nr);
-    let exec = nr == Sysno::execve as usize || nr == Sysno::execveat as usize;
+    let exec = !BEFORES && (nr == Sysno::execve as usize || nr == Sysno::execveat as usize);
     t.cur_nr = c.nr;
     let mut r = loop {
         if m == 0 {
@@ -225,7 +225,9 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
         passed |= 1 << i;
         m &= m - 1;
     };
-    while passed != 0 {
+    // (With BEFORES no layer that passed has an `after`, and execve is not
+    // among such calls: nothing to do on the way up.)
+    while !BEFORES && passed != 0 {
         let i = (31 - passed.leading_zeros()) as usize % MAX_LAYERS;
         passed &= !(1u32 << i);
         let h = &st.hooks[i];
