@@ -212,19 +212,24 @@ def test_site_cache_kept_across_runs(tmp_path):
     def go(*opts):
         r = run([str(STRATA), "run", "--fast-stats", *opts, "--", *argv], env=env)
         assert (r.status, r.stdout) == (native.status, native.stdout), r.show()
-        return stats(r)
+        # (A mapping whose text image a run kept is not counted as taken
+        # from the cache, though its sites are in it: a sandboxed run, which
+        # uses no kept image, takes them from there.
+        # test_text_images_kept_across_runs.)
+        return dict(stats(r), imaged=image_stats(r)[0])
 
     first = go()
     assert first["scanned"] > 0 and first["cached"] == 0, first
     caches = list((tmp_path / f"strata-{os.geteuid()}").glob("sites-*.cache"))
     assert len(caches) == 1 and caches[0].stat().st_mode & 0o777 == 0o600, caches
     second = go()
-    assert second["scanned"] == 0 and second["cached"] == first["scanned"], second
+    assert second["scanned"] == 0 and second["cached"] + second["imaged"] == first["scanned"], second
     assert second["rewritten"] == first["rewritten"], (first, second)
     caches[0].write_bytes(b"\x01" + os.urandom(4000))
     damaged = go()
     assert damaged["scanned"] == first["scanned"] and damaged["cached"] == 0, damaged
-    assert go()["cached"] == first["scanned"]
+    again = go()
+    assert again["cached"] + again["imaged"] == first["scanned"], again
     kept = caches[0].read_bytes()
     sandboxed = go("--policy", "builtin:no-network")
     assert sandboxed["scanned"] == 0 and sandboxed["cached"] == first["scanned"], sandboxed
@@ -267,7 +272,9 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
         assert not list(sessions.glob("*.text")), "the session's images outlived it"
         return r, image_stats(r)
 
-    r, (mapped, written) = go(argv=("/bin/true",))
+    # (Under a policy: without one, the images are kept across runs, and the
+    # first process makes them too; test_text_images_kept_across_runs.)
+    r, (mapped, written) = go("--policy", "builtin:read-only-fs", argv=("/bin/true",))
     assert r.status == 0 and (mapped, written) == (0, 0), r.show()
     for opts in ((), ("--policy", "builtin:read-only-fs")):
         r, (mapped, written) = go(*opts)
@@ -279,9 +286,51 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
     # (three readers: one that found the place below libc taken shows libc itself)
     r, _ = go(argv=("/bin/sh", "-c", "/bin/true" + "; /bin/cat /proc/self/maps" * 3))
     text = [line.split()[-1] for line in r.stdout.decode().splitlines() if " r-xp " in line]
+    assert any(re.fullmatch(rf"{sessions}/images-[0-9a-f]+/[0-9a-f.]+/libc\.so\.6", p) for p in text), text
+    r, _ = go("--policy", "builtin:read-only-fs", argv=("/bin/sh", "-c", "/bin/true" + "; /bin/cat /proc/self/maps" * 3))
+    text = [line.split()[-1] for line in r.stdout.decode().splitlines() if " r-xp " in line]
     assert any(re.fullmatch(rf"{sessions}/strata-count\.[^/]+\.text/[0-9a-f.]+/libc\.so\.6", p) for p in text), text
     off, _ = go("--rewrite=off")
     assert off.stdout == native.stdout and image_stats(off) == (0, 0), off.show()
+
+
+def test_text_images_kept_across_runs(tmp_path):
+    """Without a sandbox policy, a run's text images outlive it (images-KEY/ beside the session
+    files, cli/src/images.rs): the first runs' first processes write them, later runs map them
+    from their first process on. A run of another stack keeps its own beside them (their
+    trampolines differ); a sandboxed run neither maps nor adds to them; a damaged image costs
+    a rewrite, never a wrong run."""
+    from conftest import STRATA
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    argv = ["/bin/echo", "kept"]
+    sessions = tmp_path / f"strata-{os.geteuid()}"
+
+    def go(*opts):
+        r = run([str(STRATA), "run", "--fast-stats", *opts, "--", *argv], env=env)
+        assert (r.status, r.stdout) == (0, b"kept\n"), r.show()
+        assert not list(sessions.glob("*.text")), "the session's link outlived it"
+        return image_stats(r)
+
+    def images():
+        return sorted(p.name for p in sessions.glob("images-*/*") if p.is_symlink())
+
+    # ld.so and libc, written by the first run's only process, mapped by the next.
+    assert go() == (0, 2)
+    assert go() == (2, 0)
+    kept = images()
+    assert len(kept) == 2 and len(list(sessions.glob("images-*"))) == 1, kept
+    # Another stack: images of its own, then maps them.
+    assert go("--ext", "null") == (0, 2)
+    assert go("--ext", "null") == (2, 0)
+    assert len(images()) == 4
+    # A sandboxed run: none of them, none added.
+    assert go("--policy", "builtin:no-network") == (0, 0)
+    assert len(images()) == 4
+    # A damaged image is not used (the process rewrites its own copy); the run is as good.
+    for pool in sessions.glob("images-*/*/pool"):
+        pool.write_bytes(os.urandom(200))
+    mapped, written = go()
+    assert mapped == 0 and written == 0, (mapped, written)
 
 
 def test_libc_text_made_writable_shows_its_code(out_dir, tmp_path):

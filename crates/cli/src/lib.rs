@@ -19,6 +19,7 @@ pub mod args;
 pub mod counter;
 pub mod extobj;
 pub mod hostcheck;
+pub mod images;
 pub mod launch;
 pub mod layers;
 pub mod policy;
@@ -413,6 +414,18 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         _ => None,
     };
     let keep_sites = policies.is_empty();
+    // Text images too, on the same terms (images.rs): a run without a
+    // policy keeps its session's images for the next run.
+    let _kept_images = match (&session, &session_dir, rewrite, keep_sites) {
+        (Some(s), Some(dir), true, true) => {
+            let text = s.text_dir();
+            match (text.is_dir(), images::path_for(dir, &rt)) {
+                (true, Some(kept)) => images::keep(&text, &kept),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let drain = match &session {
         Some(s) if !stack.is_empty() => {
             let to: Box<dyn Write + Send> = match &output {

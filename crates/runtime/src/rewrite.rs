@@ -1131,11 +1131,39 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     }
     // dev, ino, size, mtime (s, ns), and which part of the file.
     let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
-    let cached = cache_find(&key);
+    let mut cached = cache_find(&key);
+    let from_cache = cached.is_some();
+    // A file the session's cache does not know is scanned first, and its
+    // sites go to the cache, even when an image of it exists (images are
+    // kept across runs apart from the cache: a run under a sandbox policy
+    // uses the cache but not those images). Then the scan's buffer is
+    // gone before an image's pool needs the place below the library, where
+    // the kernel may have put the buffer.
+    let mut own: Option<(Recs, usize)> = None;
+    if !from_cache {
+        let Some(recs) = Recs::new() else {
+            return;
+        };
+        let Some(n) = find_sites(addr, len, fd, off, recs.buf()) else {
+            return;
+        };
+        SCANNED.fetch_add(1, Ordering::Relaxed);
+        cache_put(&key, &recs.buf()[..n]);
+        cached = cache_find(&key);
+        if cached.is_none() {
+            // (The cache is full: rewrite from the scan's own records.)
+            own = Some((recs, n));
+        }
+    }
     if let Some((_, _, 0)) = cached {
         // Nothing to rewrite (most programs' own text: their calls go
         // through libc).
-        CACHED.fetch_add(1, Ordering::Relaxed);
+        if from_cache {
+            CACHED.fetch_add(1, Ordering::Relaxed);
+        }
+        return;
+    }
+    if matches!(own, Some((_, 0))) {
         return;
     }
     let ikey = crate::textimage::key(&key, &st);
@@ -1151,7 +1179,9 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
     if let Some((c, at, n)) = cached {
         // Straight from the session's cache (its complete entries never
         // change): no scratch copy, whose pages each process would fault in.
-        CACHED.fetch_add(1, Ordering::Relaxed);
+        if from_cache {
+            CACHED.fetch_add(1, Ordering::Relaxed);
+        }
         let rec = |j: usize| {
             let base = at + j * REC_WORDS;
             Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)))
@@ -1164,14 +1194,9 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
         );
         return;
     }
-    let Some(recs) = Recs::new() else {
+    let Some((recs, n)) = own else {
         return;
     };
-    let Some(n) = find_sites(addr, len, fd, off, recs.buf()) else {
-        return;
-    };
-    SCANNED.fetch_add(1, Ordering::Relaxed);
-    cache_put(&key, &recs.buf()[..n]);
     let recs = &recs.buf()[..n];
     let pages = if may_make {
         distinct_pages(recs.iter().copied())

@@ -127,6 +127,30 @@ pub fn first(nr: usize) -> u8 {
     lowest(layers(nr))
 }
 
+/// A digest of which calls some layer wants (the rest may skip strata:
+/// native trampolines). Text images are named by it besides their
+/// library's key: their trampolines' targets depend on it.
+pub fn wants_digest() -> u64 {
+    static DIGEST: AtomicU64 = AtomicU64::new(0);
+    let d = DIGEST.load(Ordering::Relaxed);
+    if d != 0 {
+        return d;
+    }
+    let st = stack();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for chunk in st.mask.chunks(8) {
+        let byte = chunk
+            .iter()
+            .enumerate()
+            .fold(0u64, |b, (i, &m)| b | u64::from(m != 0) << i);
+        h = (h ^ byte).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h = (h ^ u64::from(st.all != 0)).wrapping_mul(0x0000_0100_0000_01b3);
+    let h = h.max(1);
+    DIGEST.store(h, Ordering::Relaxed);
+    h
+}
+
 /// Whether every layer interested in `nr` is a hook layer with no `after`:
 /// then once their `before`s have passed the call on, nothing of strata
 /// runs after it ([`run_befores`]).

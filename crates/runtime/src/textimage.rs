@@ -30,9 +30,12 @@
 //! mapped range (files in memory, such as memfds, get none: see [`key`]);
 //! the stack, and so which calls skip strata, is the same for every process
 //! of a session. The launcher's own first process makes none (a run of one
-//! program would pay for a copy nobody uses); a program it starts makes the
-//! image of a library with sites on at least [`MIN_PAGES`] pages the first
-//! time it maps it.
+//! program would pay for a copy nobody uses) unless the images are kept
+//! across runs (a run without a sandbox policy: `SESSION.text` is then a
+//! link to the launcher's `images-KEY/`, see cli/src/images.rs, and images
+//! are named by the stack's wants besides their key); a program it starts
+//! makes the image of a library with sites on at least [`MIN_PAGES`] pages
+//! the first time it maps it.
 //!
 //! What the program can see: /proc/self/maps names the image file
 //! (`.../strata-count.*.text/PID.KEY/libc.so.6`) for the text of an imaged
@@ -153,10 +156,12 @@ impl PathBuf {
     }
 }
 
-/// The image's name: 16 hex digits of its key.
+/// The image's name: 16 hex digits of its key and of which calls the
+/// stack wants (the image's trampolines go to strata or skip it by that;
+/// images kept across runs serve runs of other stacks too).
 fn key_hash(key: &Key) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for v in key {
+    for v in key.iter().chain(core::iter::once(&crate::stack::wants_digest())) {
         for b in v.to_le_bytes() {
             h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
@@ -299,7 +304,27 @@ fn lock_and<T>(f: impl FnOnce() -> T) -> T {
 /// Whether this process makes the image of a mapping whose sites are on
 /// `pages` distinct pages, when the session has none.
 pub fn wanted(pages: usize) -> bool {
-    pages >= MIN_PAGES && !crate::config::session().is_empty() && crate::config::program_mask().is_some()
+    pages >= MIN_PAGES
+        && !crate::config::session().is_empty()
+        && (crate::config::program_mask().is_some() || kept_across_runs())
+}
+
+/// Whether `SESSION.text` is the link to images kept across runs (the
+/// launcher's images.rs): then the launcher's own first process makes
+/// images too, for the runs to come. (Asked only when an image is wanted
+/// and absent.)
+fn kept_across_runs() -> bool {
+    let Some(dir) = image_dir() else {
+        return false;
+    };
+    // `SESSION.text/` without its slash.
+    let mut link = PathBuf::new();
+    if link.push(&dir.buf[..dir.len.saturating_sub(1)]).is_none() {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    // SAFETY: a NUL-terminated path and a local buffer of its length.
+    unsafe { sys::sc(Sysno::readlink, &[link.ptr(), buf.as_mut_ptr() as usize, buf.len()]) > 0 }
 }
 
 /// Writes the image of the mapping [addr, addr+len) (file offset `off` of
@@ -374,14 +399,26 @@ pub fn write(
             false
         }
     };
-    // Published whole or not at all: the link is made last (a process that
-    // wrote the same image at the same time keeps its own copy, unused).
+    // Published whole or not at all: the link is made last. A copy that is
+    // not published (a process that wrote the same image at the same time
+    // made the link first, or a write failed) is removed: images kept
+    // across runs would otherwise keep it too.
     let mut name_only = PathBuf::new();
-    ok && name_only.push(name).is_some()
+    let published = ok
+        && name_only.push(name).is_some()
         // SAFETY: NUL-terminated paths in local buffers.
         && unsafe { sys::sc(Sysno::symlink, &[name_only.ptr(), text_link.ptr()]) } == 0
         // SAFETY: as above.
-        && unsafe { sys::sc(Sysno::symlink, &[target.ptr(), link.ptr()]) } == 0
+        && unsafe { sys::sc(Sysno::symlink, &[target.ptr(), link.ptr()]) } == 0;
+    if !published {
+        for p in [&text_link, &file, &pool_file] {
+            // SAFETY: a NUL-terminated path in a local buffer.
+            unsafe { sys::sc(Sysno::unlink, &[p.ptr()]) };
+        }
+        // SAFETY: as above.
+        unsafe { sys::sc(Sysno::rmdir, &[dir.ptr()]) };
+    }
+    published
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -50,7 +50,7 @@ use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED
 /// kernel filter that refused them would stop strata, so they stay open in
 /// the kernel filters; the `policy` layer still refuses them to the
 /// program. A unit test checks the runtime's sources name no other call.
-pub const STRATA_NEEDS: [&str; 61] = [
+pub const STRATA_NEEDS: [&str; 63] = [
     "read",
     "write",
     "open",
@@ -113,6 +113,10 @@ pub const STRATA_NEEDS: [&str; 61] = [
     "mkdir",
     "symlink",
     "fstatfs",
+    // (and an unpublished copy removed: another process published the same
+    // image first)
+    "unlink",
+    "rmdir",
     // The absolute path of a program started by a relative one, for
     // /proc/self/exe (runtime/src/load.rs, note_exe).
     "getcwd",

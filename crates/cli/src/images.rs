@@ -1,0 +1,195 @@
+//! Text images kept from one run to the next.
+//!
+//! A session's processes share rewritten library code through text images
+//! (runtime/src/textimage.rs) in the session's directory `SESSION.text`.
+//! Without more, every run starts without them: its first process rewrites
+//! its own copy of libc and ld.so (a copy-on-write fault per page holding a
+//! site, about 0.8 ms here, and every fork of that process then copies the
+//! page tables of those pages). For a run without a sandbox policy,
+//! `SESSION.text` is instead a symbolic link to `images-KEY/` beside the
+//! session files (the user's private `strata-UID` directory), which outlives
+//! the run: the first run writes the images, later runs map them from its
+//! first process on.
+//!
+//! KEY names the strata-rt binary, as the site cache's does
+//! ([`crate::sitecache::path_for`]): an image's trampolines are that build's
+//! code. The runtime names each image by its library's key and the set of
+//! calls the run's layers want (which decides the trampolines' targets), so
+//! runs with different stacks keep different images side by side.
+//!
+//! Runs with a sandbox policy keep theirs in the session, as before, and
+//! never see these: a sandboxed program can write its session's images, and
+//! must not influence a later run. An unsandboxed program could write here
+//! as anywhere else the user can; what it wrote is code that only runs in
+//! the user's own later runs.
+//!
+//! Bounds: a directory of more than [`MAX_ENTRIES`] entries (an image and
+//! its link are two; library updates leave old ones behind) is emptied when
+//! a run starts; another build's directory not used for two weeks is
+//! removed.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// More entries than this (images and their links: two each, and an image
+/// left unpublished by a process that died while writing it) and the
+/// directory starts again empty. An image is a copy of its library (libc:
+/// 2 MB), so this is some 60 MB at most.
+pub const MAX_ENTRIES: usize = 64;
+
+/// Another build's directory unused for this long is removed.
+const OTHER_BUILDS_KEPT: Duration = Duration::from_secs(14 * 24 * 3600);
+
+/// The kept images of runtime `rt` in the session directory `dir`.
+pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
+    let cache = crate::sitecache::path_for(dir, rt)?;
+    let name = cache.file_name()?.to_str()?;
+    let key = name.strip_prefix("sites-")?.strip_suffix(".cache")?;
+    Some(dir.join(format!("images-{key}")))
+}
+
+/// Kept images in use by this run: the directory is removed when the run
+/// ends if it is still empty (nothing was imaged: a program without
+/// libraries, or a runtime that never started).
+pub struct Kept(PathBuf);
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir(&self.0);
+    }
+}
+
+/// Makes `text_dir` (the session's image directory, just made and empty) a
+/// link to `images`, made if missing (a private directory of this user)
+/// and emptied if it grew past [`MAX_ENTRIES`]. None leaves `text_dir` as
+/// it was: the run keeps its images to itself.
+pub fn keep(text_dir: &Path, images: &Path) -> Option<Kept> {
+    keep_at(text_dir, images, SystemTime::now()).ok()?;
+    Some(Kept(images.to_path_buf()))
+}
+
+fn keep_at(text_dir: &Path, images: &Path, now: SystemTime) -> io::Result<()> {
+    if let Some(parent) = images.parent() {
+        prune_other_builds(parent, images, now);
+    }
+    if entries(images).is_some_and(|n| n > MAX_ENTRIES) {
+        fs::remove_dir_all(images)?;
+    }
+    match fs::DirBuilder::new().mode(0o700).create(images) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let m = fs::symlink_metadata(images)?;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
+        return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+    }
+    // Its time says when a run last used it (for the two weeks' rule).
+    let _ = fs::File::open(images).and_then(|f| f.set_modified(now));
+    fs::remove_dir(text_dir)?;
+    let target = images.file_name().map_or_else(|| images.to_path_buf(), PathBuf::from);
+    std::os::unix::fs::symlink(&target, text_dir).map_err(|e| {
+        // Put the session's own directory back.
+        let _ = fs::DirBuilder::new().mode(0o700).create(text_dir);
+        e
+    })
+}
+
+fn entries(dir: &Path) -> Option<usize> {
+    Some(fs::read_dir(dir).ok()?.count())
+}
+
+/// Removes the `images-*` directories of `parent` other than `keep` that no
+/// run used for two weeks.
+fn prune_other_builds(parent: &Path, keep: &Path, now: SystemTime) {
+    let Ok(list) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in list.flatten() {
+        let path = e.path();
+        let ours = e.file_name().to_str().is_some_and(|n| n.starts_with("images-"));
+        if !ours || path == keep {
+            continue;
+        }
+        let old = fs::symlink_metadata(&path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > OTHER_BUILDS_KEPT));
+        if old {
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::TempDir;
+
+    fn session(base: &Path) -> PathBuf {
+        let t = base.join("strata-count.1.2.0.text");
+        fs::DirBuilder::new().mode(0o700).create(&t).unwrap();
+        t
+    }
+
+    #[test]
+    fn the_session_links_to_the_kept_images() {
+        let base = TempDir::new("img");
+        let (t, images) = (session(base.path()), base.path().join("images-00ff"));
+        let kept = keep(&t, &images).unwrap();
+        assert_eq!(fs::read_link(&t).unwrap(), PathBuf::from("images-00ff"));
+        fs::write(images.join("x"), b"1").unwrap();
+        assert!(t.join("x").exists());
+        // The session's end removes the link, not the images.
+        fs::remove_dir_all(&t).unwrap();
+        drop(kept);
+        assert!(images.join("x").exists());
+        // An empty directory goes with the run that made it.
+        fs::remove_file(images.join("x")).unwrap();
+        drop(keep(&session(base.path()), &images).unwrap());
+        assert!(!images.exists());
+    }
+
+    #[test]
+    fn too_many_entries_start_again_empty() {
+        let base = TempDir::new("img");
+        let images = base.path().join("images-00ff");
+        let kept = keep(&session(base.path()), &images).unwrap();
+        for i in 0..=MAX_ENTRIES {
+            fs::write(images.join(format!("{i}")), b"").unwrap();
+        }
+        fs::remove_file(base.path().join("strata-count.1.2.0.text")).unwrap();
+        drop(kept);
+        let _kept = keep(&session(base.path()), &images).unwrap();
+        assert_eq!(entries(&images), Some(0));
+    }
+
+    #[test]
+    fn other_builds_go_after_two_weeks() {
+        let base = TempDir::new("img");
+        let (old, recent) = (base.path().join("images-0001"), base.path().join("images-0002"));
+        for d in [&old, &recent] {
+            fs::create_dir(d).unwrap();
+        }
+        let later = SystemTime::now() + OTHER_BUILDS_KEPT + Duration::from_secs(60);
+        fs::File::open(&recent).unwrap().set_modified(later).unwrap();
+        keep_at(&session(base.path()), &base.path().join("images-00ff"), later).unwrap();
+        assert!(!old.exists() && recent.exists());
+    }
+
+    #[test]
+    fn a_directory_not_private_is_not_used() {
+        let base = TempDir::new("img");
+        let images = base.path().join("images-00ff");
+        fs::create_dir(&images).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&images, fs::Permissions::from_mode(0o755)).unwrap();
+        let t = session(base.path());
+        assert!(keep(&t, &images).is_none());
+        assert!(fs::symlink_metadata(&t).unwrap().is_dir());
+    }
+}
