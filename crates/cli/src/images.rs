@@ -93,10 +93,9 @@ fn keep_at(text_dir: &Path, images: &Path, now: SystemTime) -> io::Result<()> {
     let _ = fs::File::open(images).and_then(|f| f.set_modified(now));
     fs::remove_dir(text_dir)?;
     let target = images.file_name().map_or_else(|| images.to_path_buf(), PathBuf::from);
-    std::os::unix::fs::symlink(&target, text_dir).map_err(|e| {
+    std::os::unix::fs::symlink(&target, text_dir).inspect_err(|_| {
         // Put the session's own directory back.
         let _ = fs::DirBuilder::new().mode(0o700).create(text_dir);
-        e
     })
 }
 
