@@ -147,13 +147,20 @@ impl CounterFile {
     /// Creates `strata-count.PID.STAMP.N` in `dir` (exclusively, mode 0600):
     /// [`FILE_SIZE`] bytes, [`MAGIC`] then zeroes.
     pub fn create(dir: &Path) -> Result<CounterFile, CounterError> {
-        Self::create_session(dir, 0, 0)
+        Self::create_session(dir, 0, 0, None)
     }
 
     /// Creates a session file with a trace ring of `ring` bytes (0: none;
     /// else a power of two within the limits) and a site cache of `cache`
-    /// bytes after it (0: none; the file is extended sparsely).
-    pub fn create_session(dir: &Path, ring: usize, cache: usize) -> Result<CounterFile, CounterError> {
+    /// bytes after it (0: none; the file is extended sparsely). With a site
+    /// cache, `PATH.text` is made too: a directory, or with `images` a link
+    /// to that (text images kept across runs, crate::images).
+    pub fn create_session(
+        dir: &Path,
+        ring: usize,
+        cache: usize,
+        images: Option<&Path>,
+    ) -> Result<CounterFile, CounterError> {
         let err = |e: io::Error| CounterError {
             dir: dir.to_path_buf(),
             reason: crate::preflight::io_text(&e),
@@ -185,7 +192,10 @@ impl CounterFile {
                         // code (text images, runtime/src/textimage.rs),
                         // unless nothing mapped from there may run.
                         if !noexec(dir) {
-                            fs::DirBuilder::new().mode(0o700).create(file.text_dir()).map_err(err)?;
+                            match images {
+                                Some(to) => std::os::unix::fs::symlink(to, file.text_dir()).map_err(err)?,
+                                None => fs::DirBuilder::new().mode(0o700).create(file.text_dir()).map_err(err)?,
+                            }
                         }
                     }
                     return Ok(file);
@@ -273,7 +283,7 @@ mod tests {
         let buf = a.read().unwrap();
         assert_eq!(buf.len(), counts::FILE_SIZE);
         assert_eq!(buf[..8], MAGIC);
-        let s = CounterFile::create_session(d.path(), 1 << 16, 0).unwrap();
+        let s = CounterFile::create_session(d.path(), 1 << 16, 0, None).unwrap();
         let sb = s.read().unwrap();
         assert_eq!(sb.len(), counts::file_size(1 << 16));
         assert_eq!(
@@ -299,7 +309,7 @@ mod tests {
     #[test]
     fn dead_launchers_leftovers_are_pruned() {
         let d = TempDir::new("counter-prune");
-        let s = CounterFile::create_session(d.path(), 0, 1 << 16).unwrap();
+        let s = CounterFile::create_session(d.path(), 0, 1 << 16, None).unwrap();
         let (file, text) = (s.path().to_path_buf(), s.text_dir());
         assert!(file.is_file() && text.is_dir());
         let (dead, live) = (999_999_999, 888_888_888);

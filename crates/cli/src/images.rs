@@ -34,14 +34,18 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-/// More entries than this (images and their links: two each, and an image
-/// left unpublished by a process that died while writing it) and the
-/// directory starts again empty. An image is a copy of its library (libc:
-/// 2 MB), so this is some 60 MB at most.
-pub const MAX_ENTRIES: usize = 64;
+/// More images than this (published or not: an image left unpublished by a
+/// process that died while writing it counts too) and the directory starts
+/// again empty. An image is a copy of its library (libc: 2 MB), so this is
+/// some 60 MB at most.
+pub const MAX_IMAGES: u64 = 32;
 
 /// Another build's directory unused for this long is removed.
 const OTHER_BUILDS_KEPT: Duration = Duration::from_secs(14 * 24 * 3600);
+
+/// A directory's time is brought forward (for the two weeks' rule) when it
+/// is older than this.
+const TOUCH_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// The kept images of runtime `rt` in the session directory `dir`.
 pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
@@ -56,51 +60,65 @@ pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
 /// libraries, or a runtime that never started).
 pub struct Kept(PathBuf);
 
+impl Kept {
+    /// What the session's `SESSION.text` links to (a name in the same
+    /// directory).
+    pub fn link_target(&self) -> PathBuf {
+        self.0.file_name().map_or_else(|| self.0.clone(), PathBuf::from)
+    }
+}
+
 impl Drop for Kept {
     fn drop(&mut self) {
         let _ = fs::remove_dir(&self.0);
     }
 }
 
-/// Makes `text_dir` (the session's image directory, just made and empty) a
-/// link to `images`, made if missing (a private directory of this user)
-/// and emptied if it grew past [`MAX_ENTRIES`]. None leaves `text_dir` as
-/// it was: the run keeps its images to itself.
-pub fn keep(text_dir: &Path, images: &Path) -> Option<Kept> {
-    keep_at(text_dir, images, SystemTime::now()).ok()?;
-    Some(Kept(images.to_path_buf()))
+/// Readies `images` for this run: made if missing (a private directory of
+/// this user; other builds' directories unused for two weeks go then),
+/// emptied if it holds more than [`MAX_IMAGES`] images. None: the run
+/// keeps its images to itself.
+pub fn prepare(images: &Path) -> Option<Kept> {
+    prepare_at(images, SystemTime::now()).ok()
 }
 
-fn keep_at(text_dir: &Path, images: &Path, now: SystemTime) -> io::Result<()> {
-    if let Some(parent) = images.parent() {
-        prune_other_builds(parent, images, now);
-    }
-    if entries(images).is_some_and(|n| n > MAX_ENTRIES) {
-        fs::remove_dir_all(images)?;
-    }
-    match fs::DirBuilder::new().mode(0o700).create(images) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+fn prepare_at(images: &Path, now: SystemTime) -> io::Result<Kept> {
+    // A directory's link count is 2 and one per subdirectory: one per image.
+    let m = match fs::symlink_metadata(images) {
+        Ok(m) if m.is_dir() && m.nlink() > MAX_IMAGES + 2 => {
+            fs::remove_dir_all(images)?;
+            None
+        }
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
-    }
-    let m = fs::symlink_metadata(images)?;
+    };
+    let m = match m {
+        Some(m) => m,
+        None => {
+            if let Some(parent) = images.parent() {
+                prune_other_builds(parent, images, now);
+            }
+            match fs::DirBuilder::new().mode(0o700).create(images) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+            fs::symlink_metadata(images)?
+        }
+    };
     // SAFETY: geteuid has no preconditions.
     let uid = unsafe { libc::geteuid() };
     if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
-    // Its time says when a run last used it (for the two weeks' rule).
-    let _ = fs::File::open(images).and_then(|f| f.set_modified(now));
-    fs::remove_dir(text_dir)?;
-    let target = images.file_name().map_or_else(|| images.to_path_buf(), PathBuf::from);
-    std::os::unix::fs::symlink(&target, text_dir).inspect_err(|_| {
-        // Put the session's own directory back.
-        let _ = fs::DirBuilder::new().mode(0o700).create(text_dir);
-    })
-}
-
-fn entries(dir: &Path) -> Option<usize> {
-    Some(fs::read_dir(dir).ok()?.count())
+    let stale = m
+        .modified()
+        .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > TOUCH_AFTER));
+    if stale {
+        let _ = fs::File::open(images).and_then(|f| f.set_modified(now));
+    }
+    Ok(Kept(images.to_path_buf()))
 }
 
 /// Removes the `images-*` directories of `parent` other than `keep` that no
@@ -129,42 +147,37 @@ mod tests {
     use super::*;
     use crate::testutil::TempDir;
 
-    fn session(base: &Path) -> PathBuf {
-        let t = base.join("strata-count.1.2.0.text");
-        fs::DirBuilder::new().mode(0o700).create(&t).unwrap();
-        t
-    }
-
     #[test]
-    fn the_session_links_to_the_kept_images() {
-        let base = TempDir::new("img");
-        let (t, images) = (session(base.path()), base.path().join("images-00ff"));
-        let kept = keep(&t, &images).unwrap();
-        assert_eq!(fs::read_link(&t).unwrap(), PathBuf::from("images-00ff"));
-        fs::write(images.join("x"), b"1").unwrap();
-        assert!(t.join("x").exists());
-        // The session's end removes the link, not the images.
-        fs::remove_dir_all(&t).unwrap();
-        drop(kept);
-        assert!(images.join("x").exists());
-        // An empty directory goes with the run that made it.
-        fs::remove_file(images.join("x")).unwrap();
-        drop(keep(&session(base.path()), &images).unwrap());
-        assert!(!images.exists());
-    }
-
-    #[test]
-    fn too_many_entries_start_again_empty() {
+    fn kept_images_outlive_the_run_unless_empty() {
         let base = TempDir::new("img");
         let images = base.path().join("images-00ff");
-        let kept = keep(&session(base.path()), &images).unwrap();
-        for i in 0..=MAX_ENTRIES {
-            fs::write(images.join(format!("{i}")), b"").unwrap();
-        }
-        fs::remove_file(base.path().join("strata-count.1.2.0.text")).unwrap();
+        let kept = prepare(&images).unwrap();
+        assert_eq!(kept.link_target(), PathBuf::from("images-00ff"));
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(fs::metadata(&images).unwrap().permissions().mode() & 0o777, 0o700);
+        fs::create_dir(images.join("1.ab")).unwrap();
         drop(kept);
-        let _kept = keep(&session(base.path()), &images).unwrap();
-        assert_eq!(entries(&images), Some(0));
+        assert!(images.join("1.ab").exists());
+        fs::remove_dir(images.join("1.ab")).unwrap();
+        drop(prepare(&images).unwrap());
+        assert!(!images.exists(), "an empty directory goes with the run");
+    }
+
+    #[test]
+    fn too_many_images_start_again_empty() {
+        let base = TempDir::new("img");
+        let images = base.path().join("images-00ff");
+        let kept = prepare(&images).unwrap();
+        for i in 0..MAX_IMAGES {
+            fs::create_dir(images.join(format!("{i}.ab"))).unwrap();
+        }
+        drop(kept);
+        let kept = prepare(&images).unwrap();
+        assert_eq!(fs::read_dir(&images).unwrap().count() as u64, MAX_IMAGES);
+        fs::create_dir(images.join("one.more")).unwrap();
+        drop(kept);
+        let _kept = prepare(&images).unwrap();
+        assert_eq!(fs::read_dir(&images).unwrap().count(), 0);
     }
 
     #[test]
@@ -176,7 +189,7 @@ mod tests {
         }
         let later = SystemTime::now() + OTHER_BUILDS_KEPT + Duration::from_secs(60);
         fs::File::open(&recent).unwrap().set_modified(later).unwrap();
-        keep_at(&session(base.path()), &base.path().join("images-00ff"), later).unwrap();
+        let _kept = prepare_at(&base.path().join("images-00ff"), later).unwrap();
         assert!(!old.exists() && recent.exists());
     }
 
@@ -187,8 +200,6 @@ mod tests {
         fs::create_dir(&images).unwrap();
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&images, fs::Permissions::from_mode(0o755)).unwrap();
-        let t = session(base.path());
-        assert!(keep(&t, &images).is_none());
-        assert!(fs::symlink_metadata(&t).unwrap().is_dir());
+        assert!(prepare(&images).is_none());
     }
 }

@@ -397,12 +397,19 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         true => None,
         false => Some(counter::session_dir(&counter::temp_dir(std::env::var_os("TMPDIR")))?),
     };
+    // Text images kept across runs (images.rs): on the site cache's terms
+    // (below), for a run without a policy.
+    let kept_images = match (&session_dir, rewrite && policies.is_empty()) {
+        (Some(dir), true) => images::path_for(dir, &rt).and_then(|p| images::prepare(&p)),
+        _ => None,
+    };
     let session = match &session_dir {
         None => None,
         Some(dir) => Some(CounterFile::create_session(
             dir,
             if stack.is_empty() { 0 } else { counts::RING_DEFAULT },
             if rewrite { counts::SITE_CACHE_DEFAULT } else { 0 },
+            kept_images.as_ref().map(images::Kept::link_target).as_deref(),
         )?),
     };
     // The site cache of earlier runs. A sandboxed run reads it (what
@@ -414,18 +421,6 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         _ => None,
     };
     let keep_sites = policies.is_empty();
-    // Text images too, on the same terms (images.rs): a run without a
-    // policy keeps its session's images for the next run.
-    let _kept_images = match (&session, &session_dir, rewrite, keep_sites) {
-        (Some(s), Some(dir), true, true) => {
-            let text = s.text_dir();
-            match (text.is_dir(), images::path_for(dir, &rt)) {
-                (true, Some(kept)) => images::keep(&text, &kept),
-                _ => None,
-            }
-        }
-        _ => None,
-    };
     let drain = match &session {
         Some(s) if !stack.is_empty() => {
             let to: Box<dyn Write + Send> = match &output {

@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn records_come_out_in_order() {
         let dir = TempDir::new("ring1");
-        let s = CounterFile::create_session(dir.path(), 1 << 16, 0).unwrap();
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
         let me = std::process::id();
         put_records(s.path(), &[(b"one\n", me, true), (b"two\n", me, true)]);
         assert_eq!(drain(s.path()), b"one\ntwo\nend\n");
@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn a_record_whose_writer_died_is_skipped() {
         let dir = TempDir::new("ring2");
-        let s = CounterFile::create_session(dir.path(), 1 << 16, 0).unwrap();
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
         let mut child = std::process::Command::new("true").spawn().unwrap();
         let dead = child.id();
         child.wait().unwrap();
@@ -320,7 +320,7 @@ mod tests {
         // A writer killed between reserving the slot at the head and moving
         // the head: its header is there, the head is not past it.
         let dir = TempDir::new("ring4");
-        let s = CounterFile::create_session(dir.path(), 1 << 16, 0).unwrap();
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
         let me = std::process::id();
         put_records(s.path(), &[(b"one\n", me, true)]);
         let f = OpenOptions::new().write(true).open(s.path()).unwrap();
@@ -333,7 +333,7 @@ mod tests {
     #[test]
     fn a_record_still_being_written_is_waited_for() {
         let dir = TempDir::new("ring3");
-        let s = CounterFile::create_session(dir.path(), 1 << 16, 0).unwrap();
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
         let me = std::process::id();
         // This thread is alive: the reader must not skip its record.
         put_records(s.path(), &[(b"busy", me, false), (b"after\n", me, true)]);

@@ -250,7 +250,7 @@ mod tests {
     fn saved_and_loaded_through_sessions() {
         let d = TempDir::new("sitecache");
         let file = d.path().join("sites-test.cache");
-        let a = CounterFile::create_session(d.path(), 0, 1 << 16).unwrap();
+        let a = CounterFile::create_session(d.path(), 0, 1 << 16, None).unwrap();
         let (at, _) = region(&a).unwrap();
         // What a run's processes put in: two complete entries and one half-written.
         let mut w = entry(10, 1);
@@ -269,7 +269,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
         // The next session starts with them.
-        let b = CounterFile::create_session(d.path(), 0, 1 << 16).unwrap();
+        let b = CounterFile::create_session(d.path(), 0, 1 << 16, None).unwrap();
         assert_eq!(load(&b, &file), complete);
         assert_eq!(b.word(counts::SITE_CACHE_USED_WORD) as usize, complete);
         let mut back = vec![0u8; complete];
@@ -280,7 +280,7 @@ mod tests {
         assert_eq!(fs::read(&file).unwrap().len(), complete);
         // A file others may read, or garbage, is not loaded.
         fs::set_permissions(&file, fs::Permissions::from_mode(0o644)).unwrap();
-        let c = CounterFile::create_session(d.path(), 0, 1 << 16).unwrap();
+        let c = CounterFile::create_session(d.path(), 0, 1 << 16, None).unwrap();
         assert_eq!(load(&c, &file), 0);
         fs::write(&file, b"not a cache at all").unwrap();
         fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();

@@ -137,6 +137,12 @@ pub fn wants_digest() -> u64 {
         return d;
     }
     let st = stack();
+    if st.all == 0 {
+        // No layer: no call wanted. (Without reading `mask`, whose pages a
+        // process with no layer never touches otherwise.)
+        DIGEST.store(1, Ordering::Relaxed);
+        return 1;
+    }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for chunk in st.mask.chunks(8) {
         let byte = chunk
@@ -145,8 +151,7 @@ pub fn wants_digest() -> u64 {
             .fold(0u64, |b, (i, &m)| b | u64::from(m != 0) << i);
         h = (h ^ byte).wrapping_mul(0x0000_0100_0000_01b3);
     }
-    h = (h ^ u64::from(st.all != 0)).wrapping_mul(0x0000_0100_0000_01b3);
-    let h = h.max(1);
+    let h = h.max(2);
     DIGEST.store(h, Ordering::Relaxed);
     h
 }
