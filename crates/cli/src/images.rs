@@ -40,8 +40,9 @@ use std::time::{Duration, SystemTime};
 /// some 60 MB at most.
 pub const MAX_IMAGES: u64 = 32;
 
-/// Another build's directory unused for this long is removed.
-const OTHER_BUILDS_KEPT: Duration = Duration::from_secs(14 * 24 * 3600);
+/// Another build's directory unused for this long is removed (as another
+/// build's site cache is).
+const OTHER_BUILDS_KEPT: Duration = crate::sitecache::STALE_AFTER;
 
 /// A directory's time is brought forward (for the two weeks' rule) when it
 /// is older than this.
@@ -124,22 +125,7 @@ fn prepare_at(images: &Path, now: SystemTime) -> io::Result<Kept> {
 /// Removes the `images-*` directories of `parent` other than `keep` that no
 /// run used for two weeks.
 fn prune_other_builds(parent: &Path, keep: &Path, now: SystemTime) {
-    let Ok(list) = fs::read_dir(parent) else {
-        return;
-    };
-    for e in list.flatten() {
-        let path = e.path();
-        let ours = e.file_name().to_str().is_some_and(|n| n.starts_with("images-"));
-        if !ours || path == keep {
-            continue;
-        }
-        let old = fs::symlink_metadata(&path)
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > OTHER_BUILDS_KEPT));
-        if old {
-            let _ = fs::remove_dir_all(&path);
-        }
-    }
+    crate::sitecache::prune_stale(parent, keep, now, OTHER_BUILDS_KEPT, &|n| n.starts_with("images-"));
 }
 
 #[cfg(test)]

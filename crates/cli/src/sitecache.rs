@@ -155,29 +155,46 @@ pub fn save(session: &CounterFile, file: &Path, loaded: usize) -> io::Result<()>
 /// A cache of another strata-rt build that nothing has written for this
 /// long is removed when a cache is saved (each build has its own file: an
 /// upgraded or rebuilt strata would otherwise leave them behind for good).
-const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
+/// Kept text images go by the same rule (crate::images).
+pub(crate) const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
 
 /// Removes the `sites-*.cache` files in `dir` but `keep` that were last
 /// written more than `age` ago.
 fn prune(dir: &Path, keep: &Path, age: std::time::Duration) {
+    prune_stale(dir, keep, std::time::SystemTime::now(), age, &|name| {
+        name.starts_with("sites-") && name.ends_with(".cache")
+    });
+}
+
+/// Removes the entries of `dir` but `keep` whose name `ours` accepts and
+/// that were last modified more than `age` before `now` (files, or
+/// directories with what they hold).
+pub(crate) fn prune_stale(
+    dir: &Path,
+    keep: &Path,
+    now: std::time::SystemTime,
+    age: std::time::Duration,
+    ours: &dyn Fn(&str) -> bool,
+) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
-    let now = std::time::SystemTime::now();
     for e in entries.flatten() {
         let path = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if path == keep || !name.starts_with("sites-") || !name.ends_with(".cache") {
+        if path == keep || !e.file_name().to_str().is_some_and(ours) {
             continue;
         }
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
-        if old {
-            let _ = fs::remove_file(&path);
+        let Ok(m) = e.metadata() else {
+            continue;
+        };
+        if !m.modified().is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age)) {
+            continue;
         }
+        let _ = if m.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
     }
 }
 
