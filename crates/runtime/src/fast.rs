@@ -14,7 +14,11 @@
 //!   wherever they are issued), run `strata_fast` (the same extension stack
 //!   and bottom as the trap path), and return to S_ret with exactly the
 //!   registers a real `syscall` leaves: rax the result, rcx = S_ret, r11 =
-//!   rflags, everything else as it was.
+//!   rflags, everything else as it was. When nothing of strata runs after
+//!   the call (no layer wants it, or only `before` hooks), `strata_fast`
+//!   leaves it in the thread state (`fast_issue`) and the entry issues it
+//!   after `strata_fast` returned: a return after a `syscall` mispredicts
+//!   here.
 //!
 //! Signals. strata installs its own entry (`strata_sig_entry`) for every
 //! signal the program handles and forwards to the program's handler on the
