@@ -23,10 +23,10 @@
 //! as anywhere else the user can; what it wrote is code that only runs in
 //! the user's own later runs.
 //!
-//! Bounds: a directory of more than [`MAX_ENTRIES`] entries (an image and
-//! its link are two; library updates leave old ones behind) is emptied when
-//! a run starts; another build's directory not used for two weeks is
-//! removed.
+//! Bounds: a directory of more than [`MAX_IMAGES`] images (library updates
+//! leave old ones behind) is emptied when a run starts; when a build makes
+//! its directory, other builds' directories not used for two weeks are
+//! removed, and all but the two most recently used.
 
 use std::fs;
 use std::io;
@@ -122,10 +122,30 @@ fn prepare_at(images: &Path, now: SystemTime) -> io::Result<Kept> {
     Ok(Kept(images.to_path_buf()))
 }
 
+/// At most this many other builds' directories are kept (the most recently
+/// used): someone who rebuilds strata often would otherwise keep a set of
+/// images per build for two weeks.
+const OTHER_BUILDS_MAX: usize = 2;
+
 /// Removes the `images-*` directories of `parent` other than `keep` that no
-/// run used for two weeks.
+/// run used for two weeks, and all but the [`OTHER_BUILDS_MAX`] most
+/// recently used of the others. (Run when `keep` is made: a new build's
+/// first run.)
 fn prune_other_builds(parent: &Path, keep: &Path, now: SystemTime) {
-    crate::sitecache::prune_stale(parent, keep, now, OTHER_BUILDS_KEPT, &|n| n.starts_with("images-"));
+    let ours = |n: &str| n.starts_with("images-");
+    crate::sitecache::prune_stale(parent, keep, now, OTHER_BUILDS_KEPT, &ours);
+    let Ok(list) = fs::read_dir(parent) else {
+        return;
+    };
+    let mut others: Vec<(SystemTime, PathBuf)> = list
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(ours) && e.path() != keep)
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    others.sort_by(|a, b| b.0.cmp(&a.0));
+    for (_, path) in others.iter().skip(OTHER_BUILDS_MAX) {
+        let _ = fs::remove_dir_all(path);
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +197,21 @@ mod tests {
         fs::File::open(&recent).unwrap().set_modified(later).unwrap();
         let _kept = prepare_at(&base.path().join("images-00ff"), later).unwrap();
         assert!(!old.exists() && recent.exists());
+    }
+
+    #[test]
+    fn only_the_latest_other_builds_are_kept() {
+        let base = TempDir::new("img");
+        let now = SystemTime::now();
+        let dirs: Vec<PathBuf> = (1..=4).map(|i| base.path().join(format!("images-000{i}"))).collect();
+        for (i, d) in dirs.iter().enumerate() {
+            fs::create_dir(d).unwrap();
+            let t = now - Duration::from_secs(3600 * (4 - i as u64));
+            fs::File::open(d).unwrap().set_modified(t).unwrap();
+        }
+        let _kept = prepare_at(&base.path().join("images-00ff"), now).unwrap();
+        let left: Vec<bool> = dirs.iter().map(|d| d.exists()).collect();
+        assert_eq!(left, [false, false, true, true]);
     }
 
     #[test]
