@@ -142,7 +142,7 @@ fn prune_other_builds(parent: &Path, keep: &Path, now: SystemTime) {
         .filter(|e| e.file_name().to_str().is_some_and(ours) && e.path() != keep)
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
         .collect();
-    others.sort_by(|a, b| b.0.cmp(&a.0));
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
     for (_, path) in others.iter().skip(OTHER_BUILDS_MAX) {
         let _ = fs::remove_dir_all(path);
     }
