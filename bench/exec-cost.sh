@@ -29,12 +29,10 @@ script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -o "$tmp/fork_loop" "$root/bench/fork_loop.c"
 one() { # prints "ms faults" for one run of the loop under "$@"
-    taskset -c 1 perf stat -x, -e task-clock,minor-faults "$@" /bin/sh -c "$script" 2>&1 >/dev/null |
-        awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
+    cpu_faults "$@" /bin/sh -c "$script"
 }
 forks() { # the same for fork_loop
-    taskset -c 1 perf stat -x, -e task-clock,minor-faults "$@" "$tmp/fork_loop" "$execs" 2>&1 >/dev/null |
-        awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
+    cpu_faults "$@" "$tmp/fork_loop" "$execs"
 }
 declare -A ms faults fms ffaults
 for r in $(seq "$rounds"); do
@@ -49,23 +47,8 @@ for r in $(seq "$rounds"); do
         fms[$b]+="$t "; ffaults[$b]+="$f "
     done
 done
-row() { # name ms faults native-ms native-faults
-    awk -v n="$1" -v m="$2" -v f="$3" -v nm="$4" -v nf="$5" -v e="$execs" 'BEGIN{
-        if (n == "native") printf "%-50s %12.3f %14s %16.1f %14s\n", n, m/e, "", f/e, "";
-        else printf "%-50s %12.3f %+14.3f %16.1f %+14.1f\n", n, m/e, (m-nm)/e, f/e, (f-nf)/e }'
-}
-table() { # what (exec, fork), then the names of its time and fault arrays
-    local -n t=$2 f=$3
-    local nm nf
-    nm=$(echo "${t[native]}" | median); nf=$(echo "${f[native]}" | median)
-    printf '%-50s %12s %14s %16s %14s\n' configuration "ms per $1" "added per $1" "faults per $1" "added faults"
-    row native "$nm" "$nf" "$nm" "$nf"
-    for b in "${builds[@]}"; do
-        row "$b run --" "$(echo "${t[$b]}" | median)" "$(echo "${f[$b]}" | median)" "$nm" "$nf"
-    done
-}
 echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
-table exec ms faults
+cost_table exec "$execs" ms faults
 echo
 echo "bench/exec-cost.sh: fork_loop $execs (fork, the child exits, wait), same rounds, medians"
-table fork fms ffaults
+cost_table fork "$execs" fms ffaults

@@ -26,8 +26,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 default_builds
 command -v perf >/dev/null || { echo "start-cost.sh: perf is needed" >&2; exit 2; }
 one() { # prints "ms faults": the means of N runs of /bin/true under "$@"
-    taskset -c 1 perf stat -r "$runs" -x, -e task-clock,minor-faults "$@" /bin/true 2>&1 >/dev/null |
-        awk -F, '$3=="task-clock"{t=$1} $3=="minor-faults"{f=$1} END{print t, f}'
+    cpu_faults -r "$runs" "$@" /bin/true
 }
 for b in "${builds[@]}"; do "$b" run -- /bin/true; "$b" run -- /bin/true; done
 declare -A ms faults
@@ -39,12 +38,5 @@ for _ in $(seq "$rounds"); do
         ms[$b]+="$t "; faults[$b]+="$f "
     done
 done
-nm=$(echo "${ms[native]}" | median); nf=$(echo "${faults[native]}" | median)
-printf '%-50s %12s %14s %10s %14s\n' "strata run -- /bin/true" "CPU ms" "added ms" "faults" "added faults"
-for n in native "${builds[@]}"; do
-    m=$(echo "${ms[$n]}" | median); f=$(echo "${faults[$n]}" | median)
-    awk -v n="$n" -v m="$m" -v f="$f" -v nm="$nm" -v nf="$nf" 'BEGIN{
-        if (n == "native") printf "%-50s %12.3f %14s %10.1f %14s\n", n, m, "", f, "";
-        else printf "%-50s %12.3f %+14.3f %10.1f %+14.1f\n", n, m, m-nm, f, f-nf }'
-done
-echo "($rounds rounds of $runs runs each; medians of the rounds' means)"
+echo "bench/start-cost.sh: strata run -- /bin/true, $rounds interleaved rounds of $runs runs, medians of the rounds' means"
+cost_table run 1 ms faults

@@ -314,12 +314,16 @@ struct Quick {
 /// Numbers whose op depends on the arguments (see [`decode`]'s match).
 const BY_ARGS: [u32; 5] = [9, 56, 202, 262, 332];
 
+/// A number no row names and the syscall table does not know (every number
+/// past the table too).
+const UNKNOWN: Quick = Quick {
+    op: Op::Passthrough,
+    class: crate::class::OTHER,
+    args: false,
+};
+
 static QUICK: [Quick; LIMIT] = {
-    let mut t = [Quick {
-        op: Op::Passthrough,
-        class: crate::class::OTHER,
-        args: false,
-    }; LIMIT];
+    let mut t = [UNKNOWN; LIMIT];
     let mut nr = 0;
     while nr < LIMIT {
         if let Some(e) = strata_syscall_table::entry_const(nr) {
@@ -342,7 +346,11 @@ static QUICK: [Quick; LIMIT] = {
 
 /// The ABI view of Linux call `nr` with arguments `args`.
 pub fn decode(nr: u32, args: &[u64; 6]) -> Decoded {
-    let q = quick(nr);
+    decode_quick(nr, quick(nr), args)
+}
+
+/// `decode`, with the number's [`Quick`] in hand.
+fn decode_quick(nr: u32, q: Quick, args: &[u64; 6]) -> Decoded {
     let d = Decoded {
         op: q.op,
         class: q.class,
@@ -367,7 +375,7 @@ pub(crate) fn decode_into(c: &mut crate::Call) {
     c.op = q.op as u16;
     c.class = q.class;
     if q.args {
-        let d = decode(c.nr, &c.args);
+        let d = decode_quick(c.nr, q, &c.args);
         c.op = d.op as u16;
         c.npaths = d.npaths as u32;
         c.paths = d.paths;
@@ -376,11 +384,7 @@ pub(crate) fn decode_into(c: &mut crate::Call) {
 
 #[inline]
 fn quick(nr: u32) -> Quick {
-    QUICK.get(nr as usize).copied().unwrap_or(Quick {
-        op: Op::Passthrough,
-        class: crate::class::OTHER,
-        args: false,
-    })
+    QUICK.get(nr as usize).copied().unwrap_or(UNKNOWN)
 }
 
 /// [`decode`] from the row: the op from the arguments, and the path slots.

@@ -56,7 +56,7 @@ pub fn session_dir_path(tmp: &Path) -> PathBuf {
 /// [`session_dir_path`], created if missing; refused if it is not a
 /// directory of this user that only this user can reach.
 pub fn session_dir(tmp: &Path) -> Result<PathBuf, CounterError> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    use std::os::unix::fs::DirBuilderExt;
     let dir = session_dir_path(tmp);
     let err = |reason: String| CounterError {
         dir: dir.clone(),
@@ -68,9 +68,9 @@ pub fn session_dir(tmp: &Path) -> Result<PathBuf, CounterError> {
         Err(e) => return Err(err(crate::preflight::io_text(&e))),
     }
     let m = fs::symlink_metadata(&dir).map_err(|e| err(crate::preflight::io_text(&e)))?;
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
+    if !is_private_dir(&m) {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
         return Err(err(format!(
             "not a private directory of this user (it must be a directory owned by uid {uid} with mode 0700)"
         )));
@@ -128,6 +128,15 @@ fn prune_dead_sessions(dir: &Path, age: std::time::Duration, dead: &dyn Fn(i32) 
             let _ = fs::remove_file(&path);
         }
     }
+}
+
+/// Whether `m` (from `symlink_metadata`) is a directory of this user that
+/// only this user can reach.
+pub(crate) fn is_private_dir(m: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0
 }
 
 /// Whether `dir` is on a file system mounted noexec.

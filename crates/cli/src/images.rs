@@ -4,8 +4,10 @@
 //! (runtime/src/textimage.rs) in the session's directory `SESSION.text`.
 //! Without more, every run starts without them: its first process rewrites
 //! its own copy of libc and ld.so (a copy-on-write fault per page holding a
-//! site, about 0.8 ms here, and every fork of that process then copies the
-//! page tables of those pages). For a run without a sandbox policy,
+//! site, and every fork of that process then copies the page tables of
+//! those pages: bench/start-cost.sh and bench/exec-cost.sh's fork loop
+//! measure what keeping the images saves, in
+//! bench/results/2026-11-23-kept-images.md). For a run without a sandbox policy,
 //! `SESSION.text` is instead a symbolic link to `images-KEY/` beside the
 //! session files (the user's private `strata-UID` directory), which outlives
 //! the run: the first run writes the images, later runs map them from its
@@ -50,10 +52,7 @@ const TOUCH_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 /// The kept images of runtime `rt` in the session directory `dir`.
 pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
-    let cache = crate::sitecache::path_for(dir, rt)?;
-    let name = cache.file_name()?.to_str()?;
-    let key = name.strip_prefix("sites-")?.strip_suffix(".cache")?;
-    Some(dir.join(format!("images-{key}")))
+    Some(dir.join(format!("images-{}", crate::sitecache::build_key(rt)?)))
 }
 
 /// Kept images in use by this run: the directory is removed when the run
@@ -108,9 +107,7 @@ fn prepare_at(images: &Path, now: SystemTime) -> io::Result<Kept> {
             fs::symlink_metadata(images)?
         }
     };
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    if !m.is_dir() || m.uid() != uid || m.mode() & 0o077 != 0 {
+    if !crate::counter::is_private_dir(&m) {
         return Err(io::Error::from(io::ErrorKind::PermissionDenied));
     }
     let stale = m

@@ -397,9 +397,11 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         true => None,
         false => Some(counter::session_dir(&counter::temp_dir(std::env::var_os("TMPDIR")))?),
     };
-    // Text images kept across runs (images.rs): on the site cache's terms
-    // (below), for a run without a policy.
-    let kept_images = match (&session_dir, rewrite && policies.is_empty()) {
+    // What a run without a policy keeps for later runs (a sandboxed program
+    // must not influence a later run): the site cache (below) and text
+    // images (images.rs).
+    let keep_sites = policies.is_empty();
+    let kept_images = match (&session_dir, rewrite && keep_sites) {
         (Some(dir), true) => images::path_for(dir, &rt).and_then(|p| images::prepare(&p)),
         _ => None,
     };
@@ -420,7 +422,6 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
         (Some(s), Some(dir)) if rewrite => sitecache::path_for(dir, &rt).map(|f| (sitecache::load(s, &f), f)),
         _ => None,
     };
-    let keep_sites = policies.is_empty();
     let drain = match &session {
         Some(s) if !stack.is_empty() => {
             let to: Box<dyn Write + Send> = match &output {

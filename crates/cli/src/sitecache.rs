@@ -37,6 +37,13 @@ const KEEP_ALL_MAX: usize = counts::SITE_CACHE_DEFAULT / 2;
 
 /// The saved cache for runtime `rt` in `dir`.
 pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
+    Some(dir.join(format!("sites-{}.cache", build_key(rt)?)))
+}
+
+/// What names a strata-rt build in the files kept across runs (its device,
+/// inode, size and modification time, 16 hex digits): this cache, and text
+/// images (crate::images).
+pub fn build_key(rt: &Path) -> Option<String> {
     let m = fs::metadata(rt).ok()?;
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for v in [m.dev(), m.ino(), m.size(), m.mtime() as u64, m.mtime_nsec() as u64] {
@@ -44,7 +51,7 @@ pub fn path_for(dir: &Path, rt: &Path) -> Option<PathBuf> {
             h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
-    Some(dir.join(format!("sites-{h:016x}.cache")))
+    Some(format!("{h:016x}"))
 }
 
 /// The length in bytes of the complete entries at the start of `words`.

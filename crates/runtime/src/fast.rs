@@ -465,7 +465,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         // SAFETY: per contract, `args` is the six saved argument registers.
         clone = unsafe { clone_kind(nr, args) };
         // SAFETY: as above.
-        if unsafe { fast_needs_frame(nr, args, clone) } {
+        if unsafe { fast_needs_frame(nr, k, args, clone) } {
             t.fast_bail = 1;
             t.fast_slow = 1;
             return 0;
@@ -500,19 +500,16 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         // `before` hooks, which may serve it): the entry issues it, so that
         // no return from a function entered before it follows the
         // `syscall` (returns after a syscall mispredict on some machines,
-        // about 5-10 ns each here; bench/rsb_depth.c).
+        // 7 to 9 ns each here: bench/rsb_depth.c in
+        // bench/results/2026-11-23-fastpath-3.md).
         t.issue_nr = nr as u64;
         if first == crate::stack::NO_LAYER {
             for (i, v) in t.issue_args.iter_mut().enumerate() {
                 *v = arg(i);
             }
         } else {
-            // (Each copy from `arg`, one register at a time: see above.)
             let mut c = Call::undecoded(nr as u32, t.pid as u32, t.tid as u32);
-            for (i, v) in c.args.iter_mut().enumerate() {
-                *v = arg(i);
-            }
-            c.decode();
+            fill_view(&mut c, arg);
             let uc = &mut t.fast_uc as *mut UContext;
             // SAFETY: `fast_uc` is this thread's, and only this activation
             // uses it (see below).
@@ -546,10 +543,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
         crate::dispatch::bottom(t, uc, nr, core::array::from_fn(arg)).map(|r| r as i64)
     } else {
         let mut c = Call::undecoded(nr as u32, t.pid as u32, t.tid as u32);
-        for (i, v) in c.args.iter_mut().enumerate() {
-            *v = arg(i);
-        }
-        c.decode();
+        fill_view(&mut c, arg);
         crate::stack::run_call(t, uc, first, &mut c)
     };
     if let Some(r) = ret {
@@ -566,7 +560,20 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     uc.gregs[reg::RAX]
 }
 
-/// `needs_frame`, with the arguments (`clone`: their `clone_kind`): a `clone` that makes a thread or a
+/// Completes the layers' view `c` in place: its arguments from `arg`, one
+/// register at a time (see `strata_fast`), then decoded. (In place: a
+/// `Call` returned by value is copied whole, and stalls as the arguments
+/// would.)
+#[inline(always)]
+fn fill_view(c: &mut Call, arg: impl Fn(usize) -> u64) {
+    for (i, v) in c.args.iter_mut().enumerate() {
+        *v = arg(i);
+    }
+    c.decode();
+}
+
+/// `needs_frame`, with the arguments (`k`: the call's `dispatch::kind`;
+/// `clone`: its `clone_kind`): a `clone` that makes a thread or a
 /// vfork child (CLONE_VM), or gives the child a new stack, starts the child
 /// from a copy of the program's frame, which only the trap path has; a
 /// ppoll, pselect6 or epoll_pwait(2) that installs a mask needs the frame's
@@ -574,10 +581,7 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
 ///
 /// # Safety
 /// `args` points at the six saved argument registers.
-unsafe fn fast_needs_frame(nr: usize, args: *const u64, clone: Option<(bool, bool)>) -> bool {
-    if nr >= crate::stack::NRS {
-        return true;
-    }
+unsafe fn fast_needs_frame(nr: usize, k: u8, args: *const u64, clone: Option<(bool, bool)>) -> bool {
     if let Some((vm, stack)) = clone {
         // A fork goes as it is; a child that starts from a copy of the
         // program's state gets one built here (`full_frame`), unless it
@@ -589,7 +593,8 @@ unsafe fn fast_needs_frame(nr: usize, args: *const u64, clone: Option<(bool, boo
         // SAFETY: per contract, i < 6.
         return unsafe { *args.add(i) } != 0;
     }
-    needs_frame(nr)
+    // (Numbers past the table have FRAME.)
+    k & kind::FRAME != 0
 }
 
 /// For clone, clone3 and vfork: (CLONE_VM, a new stack for the child). None

@@ -1186,26 +1186,29 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
             let base = at + j * REC_WORDS;
             Rec::from_words(core::array::from_fn(|k| c[base + k].load(Ordering::Relaxed)))
         };
-        let pages = if may_make { distinct_pages((0..n).map(rec)) } else { 0 };
-        rewrite_text(
-            text,
-            (0..n).map(rec),
-            ikey.filter(|_| crate::textimage::wanted(pages)).map(|k| (fd, k, n)),
-        );
-        return;
+        rewrite_recs(text, (0..n).map(rec), n, fd, ikey);
+    } else if let Some((recs, n)) = own {
+        rewrite_recs(text, recs.buf()[..n].iter().copied(), n, fd, ikey);
     }
-    let Some((recs, n)) = own else {
-        return;
-    };
-    let recs = &recs.buf()[..n];
-    let pages = if may_make {
-        distinct_pages(recs.iter().copied())
+}
+
+/// Rewrites the `n` sites `recs` of the mapping `text`, and makes its image
+/// (keyed `ikey`, of `fd`) when one may be made and is wanted.
+fn rewrite_recs(
+    text: (u64, usize, usize, u64),
+    recs: impl Iterator<Item = Rec> + Clone,
+    n: usize,
+    fd: usize,
+    ikey: Option<&crate::textimage::Key>,
+) {
+    let pages = if ikey.is_some() {
+        distinct_pages(recs.clone())
     } else {
         0
     };
     rewrite_text(
         text,
-        recs.iter().copied(),
+        recs,
         ikey.filter(|_| crate::textimage::wanted(pages)).map(|k| (fd, k, n)),
     );
 }

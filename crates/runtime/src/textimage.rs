@@ -38,7 +38,8 @@
 //! the first time it maps it.
 //!
 //! What the program can see: /proc/self/maps names the image file
-//! (`.../strata-count.*.text/PID.KEY/libc.so.6`) for the text of an imaged
+//! (`.../strata-count.*.text/PID.KEY/libc.so.6`, or for kept images
+//! `.../images-KEY/PID.KEY/libc.so.6`) for the text of an imaged
 //! library, where it would name the library (the same file name in another
 //! directory), and `.../PID.KEY/pool` for its trampolines; the file is a
 //! byte-for-byte copy of the library but for the rewritten sites, so tools
@@ -314,17 +315,13 @@ pub fn wanted(pages: usize) -> bool {
 /// images too, for the runs to come. (Asked only when an image is wanted
 /// and absent.)
 fn kept_across_runs() -> bool {
-    let Some(dir) = image_dir() else {
-        return false;
-    };
-    // `SESSION.text/` without its slash.
+    let s = crate::config::session();
     let mut link = PathBuf::new();
-    if link.push(&dir.buf[..dir.len.saturating_sub(1)]).is_none() {
+    if s.is_empty() || link.push(s).and_then(|p| p.push(b".text")).is_none() {
         return false;
     }
-    let mut buf = [0u8; 8];
-    // SAFETY: a NUL-terminated path and a local buffer of its length.
-    unsafe { sys::sc(Sysno::readlink, &[link.ptr(), buf.as_mut_ptr() as usize, buf.len()]) > 0 }
+    let mut target = [0u8; 8];
+    core::ffi::CStr::from_bytes_until_nul(&link.buf).is_ok_and(|l| sys::read_link(l, &mut target).is_ok())
 }
 
 /// Writes the image of the mapping [addr, addr+len) (file offset `off` of
