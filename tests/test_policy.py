@@ -7,6 +7,7 @@ The adversarial suite (a program attacking strata itself) is
 test_policy_adversarial.py.
 """
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -220,6 +221,7 @@ def test_denied_calls_leave_nothing_half_done(tmp):
         """)
     prog = f"""
 import os
+import re
 for f in (lambda: os.rename("{d}/a", "{d}/b"), lambda: open("{d}/new", "w"),
           lambda: os.unlink("{d}/a"), lambda: os.mkdir("{d}/sub"), lambda: open("{d}/a").read()):
     try:
@@ -486,3 +488,37 @@ def test_links_out_of_an_allowed_prefix(tmp):
     r = strata("--policy", str(pol), "--", "/bin/sh", "-c", f"echo new > {out}/link; echo $?; {bindir}/ls / >/dev/null; echo $?")
     assert r.stdout == b"2\n126\n", r.show()
     assert outside.read_text() == "orig"
+
+
+CAUGHT = re.compile(rb"calls caught by ([^\n]+)")
+
+
+@pytest.mark.parametrize("user", [None, "nobody"])
+def test_calls_are_caught_by_strata_filter_under_a_backstop(tmp, user):
+    """With a kernel backstop (no_new_privs and seccomp filters already
+    there) every image of the tree catches calls with strata's own seccomp
+    filter instead of Syscall User Dispatch (runtime seccomp.rs): a shell
+    pipeline of several execs, a denied write among them, all of it seen by
+    the policy; without a backstop (none, --audit, no policy) dispatch is
+    used. --fast-stats ORs what each image used, so one image falling back
+    shows as both."""
+    script = "ls / | wc -l; touch /etc/strata-denied; echo $?"
+    r = strata("--fast-stats", "--policy", "builtin:read-only-fs", "--", "sh", "-c", script, user=user)
+    assert r.status == 0, r.show()
+    out = r.stdout.split()
+    assert int(out[0]) > 3 and out[1] != b"0", r.show()
+    assert b"[create /etc/strata-denied]" in r.stderr or b"[write /etc/strata-denied]" in r.stderr, r.show()
+    assert CAUGHT.search(r.stderr)[1] == b"strata's seccomp filter", r.show()
+    assert not os.path.exists("/etc/strata-denied")
+    pol = write(tmp / "none.toml", """\
+        [policy]
+        backstop = "none"
+        [paths]
+        write = ["/dev/null"]
+        """)
+    # (The policy file is in a directory only root can read.)
+    files = [["--policy", str(pol)]] if user is None else []
+    for opts in files + [["--policy", "builtin:read-only-fs", "--audit"], []]:
+        r = strata("--fast-stats", *opts, "--", "sh", "-c", "ls / | wc -l", user=user)
+        assert r.status == 0 and int(r.stdout) > 3, r.show()
+        assert CAUGHT.search(r.stderr)[1] == b"Syscall User Dispatch", (opts, r.show())

@@ -36,6 +36,14 @@ pub const FLAG_REWRITE_EAGER: u32 = 1 << 2;
 /// ignored; strata virtualises SIGSYS (the kernel's action is strata's
 /// handler, which an exec resets), so the runtime that execs says so.
 pub const FLAG_SIGSYS_IGNORED: u32 = 1 << 3;
+/// Flag: the launcher installed a seccomp filter and set no_new_privs (a
+/// sandbox policy's kernel backstop), exec is followed and no extension
+/// object is loaded: the runtime may catch calls with a filter of its own
+/// instead of Syscall User Dispatch (runtime seccomp.rs).
+pub const FLAG_SECCOMP_DISPATCH: u32 = 1 << 4;
+/// Flag: the image that exec'd this one catches calls with strata's seccomp
+/// filter, which the new image inherits (set by the runtime that execs).
+pub const FLAG_SECCOMP_INSTALLED: u32 = 1 << 5;
 
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,6 +320,13 @@ pub mod counts {
     /// shared by the session's processes), and images written.
     pub const IMAGED_WORD: usize = 18;
     pub const IMAGES_WORD: usize = 19;
+    /// Header word: how the tree's images caught calls, one bit each
+    /// ([`CAPTURE_DISPATCH`], [`CAPTURE_SECCOMP`]; `--fast-stats`).
+    pub const CAPTURE_WORD: usize = 20;
+    /// Syscall User Dispatch.
+    pub const CAPTURE_DISPATCH: u64 = 1;
+    /// strata's own seccomp filter (runtime seccomp.rs).
+    pub const CAPTURE_SECCOMP: u64 = 2;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

@@ -20,7 +20,7 @@ pub unsafe extern "C" fn strata_on_sigsys(_sig: i32, info: *mut SigInfo, uc: *mu
     let t = thread::current();
     // SAFETY: the kernel passes valid pointers into the signal frame.
     let (info, uc) = unsafe { (&*info, &mut *uc) };
-    if info.code != sys::SYS_USER_DISPATCH {
+    if info.code != sys::SYS_USER_DISPATCH && !crate::seccomp::is_ours(info.code, info.errno) {
         signals::real_sigsys(t, info, uc);
         return;
     }
@@ -93,6 +93,11 @@ pub fn enable_for_main_thread() {
         sys::set_sigmask(mask & !sys::SIGSYS_BIT);
     }
     thread::set_altstack(&thread::own_altstack(t));
+    crate::stack::note_capture(if crate::seccomp::init(crate::config::flags()) {
+        strata_proto::counts::CAPTURE_SECCOMP
+    } else {
+        strata_proto::counts::CAPTURE_DISPATCH
+    });
     if let Err(e) = thread::enable_capture(t) {
         out::Line::new()
             .str("strata: cannot turn on Syscall User Dispatch (Linux 5.11 or later is needed): ")

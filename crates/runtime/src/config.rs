@@ -126,8 +126,15 @@ pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
     } else {
         0
     };
+    let installed = if crate::seccomp::active() {
+        strata_proto::FLAG_SECCOMP_INSTALLED
+    } else {
+        0
+    };
     let c = Config {
-        flags: flags() & !strata_proto::FLAG_SIGSYS_IGNORED | ignored,
+        flags: flags() & !(strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED)
+            | ignored
+            | installed,
         mask: Some(mask),
         session: session(),
         spec_hex: b"",

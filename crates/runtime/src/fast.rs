@@ -210,6 +210,7 @@ global_asm!(
     // it runs on it).
     "2:  movb ${block}, %gs:{selector}",
     "    mov %gs:{prog_rsp}, %rsp",
+    "    mov ${slow_nr}, %eax",
     "    jmp strata_slow_stub",
     // The call as `strata_fast` left it (`fast_issue`), issued here: the
     // program's own call, marked as `issue` marks it (`defer` restarts it
@@ -350,6 +351,7 @@ global_asm!(
     prog_flags = const thread::OFF_PROG_FLAGS,
     handler_sp = const thread::OFF_HANDLER_SP,
     selector = const thread::OFF_SELECTOR,
+    slow_nr = const crate::seccomp::SLOW_EXIT_NR,
     sret = const thread::OFF_SRET,
     result = const thread::OFF_FAST_RESULT,
     fast_issue = const thread::OFF_FAST_ISSUE,

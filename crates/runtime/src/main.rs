@@ -46,6 +46,7 @@ mod out;
 mod process;
 mod procfs;
 mod rewrite;
+mod seccomp;
 mod signals;
 mod stack;
 mod sys;

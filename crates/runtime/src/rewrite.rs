@@ -750,7 +750,7 @@ impl Drop for Mem {
 
 /// Whether a static call number may skip strata entirely (no layer wants
 /// it, and strata's bottom does not handle it itself).
-fn native_ok(nr: u32) -> bool {
+pub fn native_ok(nr: u32) -> bool {
     let nr = nr as usize;
     crate::stack::first(nr) == crate::stack::NO_LAYER && !crate::dispatch::bottom_owns(nr)
 }

@@ -641,6 +641,11 @@ pub fn program_sud(t: &mut Thread, args: [u64; 6]) -> isize {
             if sel != 0 && sys::read_user::<u8>(sel).is_err() {
                 return -sys::EFAULT;
             }
+            // Its dispatch must see every call, also those strata's filter
+            // lets through.
+            if let Err(e) = crate::seccomp::trap_all(t) {
+                return -e;
+            }
             t.prog_sud = thread::ProgramSud {
                 mode,
                 offset: off,

@@ -422,6 +422,13 @@ pub fn signal(info: &crate::sys::SigInfo) -> bool {
     false
 }
 
+/// Records how this image catches calls (`counts::CAPTURE_WORD`).
+pub fn note_capture(bit: u64) {
+    if let Some(w) = session_word(counts::CAPTURE_WORD) {
+        w.fetch_or(bit, Ordering::Relaxed);
+    }
+}
+
 /// A clone is about to make a second task.
 pub fn note_multi_task() {
     if let Some(w) = session_word(counts::MULTI_TASK_WORD) {

@@ -66,6 +66,10 @@ pub struct Thread {
     /// The real alternate signal stack, as strata last set it.
     pub real_alt: StackT,
     pub prog_sud: ProgramSud,
+    /// This thread has strata's trap-everything filter (the program turned
+    /// on dispatch of its own while strata's seccomp filter catches calls:
+    /// seccomp.rs). A fork's child keeps it, as the kernel keeps the filter.
+    pub trap_all: u8,
     /// The program's GS base (virtual).
     pub prog_gs: usize,
     /// The pending SIGSYS's siginfo.
@@ -363,10 +367,15 @@ pub fn own_altstack(t: &Thread) -> StackT {
 }
 
 /// Turns on Syscall User Dispatch for the calling thread: every syscall
-/// outside strata's text traps into strata.
+/// outside strata's text traps into strata (nothing to do when strata's
+/// seccomp filter catches calls instead: seccomp.rs).
 pub fn enable_capture(t: &mut Thread) -> Result<(), isize> {
-    let (lo, len) = crate::image::text_range();
     t.selector = sys::SYSCALL_DISPATCH_FILTER_BLOCK;
+    if crate::seccomp::active() {
+        // Caught by strata's filter, which every thread inherits.
+        return Ok(());
+    }
+    let (lo, len) = crate::image::text_range();
     // SAFETY: the selector lives as long as the thread's state (forever).
     let r = unsafe {
         sys::sc(

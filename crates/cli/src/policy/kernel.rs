@@ -50,7 +50,7 @@ use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED
 /// kernel filter that refused them would stop strata, so they stay open in
 /// the kernel filters; the `policy` layer still refuses them to the
 /// program. A unit test checks the runtime's sources name no other call.
-pub const STRATA_NEEDS: [&str; 63] = [
+pub const STRATA_NEEDS: [&str; 64] = [
     "read",
     "write",
     "open",
@@ -120,6 +120,9 @@ pub const STRATA_NEEDS: [&str; 63] = [
     // The absolute path of a program started by a relative one, for
     // /proc/self/exe (runtime/src/load.rs, note_exe).
     "getcwd",
+    // strata's own filter, which catches calls instead of Syscall User
+    // Dispatch under a backstop (runtime/src/seccomp.rs).
+    "seccomp",
 ];
 
 /// Also issued by the `policy` layer itself (accept's peer and port).
