@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What catching calls costs a call nothing traps, with and without a sandbox policy: a getpid
+# loop (bench/getpid_libc.c) natively, under `strata run --` and under
+# `strata run --policy bench/policies/build.toml --` for each strata build given (default
+# target/release/strata), and bench/seccomp_on.c's floors (a seccomp filter, Syscall User
+# Dispatch, both, a filter whose getpid verdict depends on the address). Rounds interleaved,
+# pinned with `taskset -c 1`; CPU time of the process tree from `perf stat` (task-clock), N
+# calls minus 0 calls, per call; medians over the rounds. Needs `perf` (software events).
+#
+# Usage: bench/capture-cost.sh [--rounds R] [--calls N] [STRATA...]
+#   e.g. bench/capture-cost.sh /tmp/old/target/release/strata target/release/strata
+set -euo pipefail
+rounds=9 calls=3000000
+builds=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds="$2"; shift 2 ;;
+        --calls) calls="$2"; shift 2 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        *) builds+=("$1"); shift ;;
+    esac
+done
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$root/bench/lib.sh"
+default_builds
+for i in "${!builds[@]}"; do builds[$i]="$(realpath "${builds[$i]}")"; done # (it runs elsewhere)
+command -v perf >/dev/null || { echo "capture-cost.sh: perf is needed" >&2; exit 2; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+gcc -O2 -o "$tmp/getpid_libc" "$root/bench/getpid_libc.c"
+gcc -O2 -o "$tmp/seccomp_on" "$root/bench/seccomp_on.c"
+# build.toml's relative prefixes (./out) are relative to where strata runs.
+mkdir -p "$tmp/out"
+cd "$tmp"
+policy="$root/bench/policies/build.toml"
+ms() { cpu_faults "$@" | awk '{print $1}'; } # CPU ms of one run
+declare -A per names
+configs=(native floor-filter floor-dispatch floor-both floor-ip)
+names[native]="native"
+for m in filter dispatch both ip; do names[floor-$m]="seccomp_on $m (no strata)"; done
+for i in "${!builds[@]}"; do
+    configs+=("b$i" "b$i-policy")
+    names[b$i]="${builds[$i]} run --"
+    names[b$i-policy]="${builds[$i]} run --policy build.toml --"
+done
+cmd() { # CONFIG N -> the command line
+    case "$1" in
+        native) echo "./getpid_libc $2" ;;
+        floor-*) echo "./seccomp_on ${1#floor-} $2" ;;
+        b*-policy) local i=${1#b}; i=${i%-policy}; echo "${builds[$i]} run --policy $policy -- ./getpid_libc $2" ;;
+        b*) echo "${builds[${1#b}]} run -- ./getpid_libc $2" ;;
+    esac
+}
+for c in "${configs[@]}"; do $(cmd "$c" 1000) >/dev/null 2>&1; done # (site caches, images)
+for _ in $(seq "$rounds"); do
+    for c in "${configs[@]}"; do
+        # shellcheck disable=SC2046
+        t1=$(ms $(cmd "$c" "$calls")); t0=$(ms $(cmd "$c" 0))
+        per[$c]+="$(awk -v a="$t1" -v b="$t0" -v n="$calls" 'BEGIN{printf "%.2f", (a-b)*1e6/n}') "
+    done
+done
+echo "bench/capture-cost.sh: getpid, $rounds interleaved rounds, $calls calls, CPU ns per call (medians)"
+nat=$(echo "${per[native]}" | median)
+printf '%-72s %12s %12s\n' configuration "ns per call" "added"
+for c in "${configs[@]}"; do
+    v=$(echo "${per[$c]}" | median)
+    printf '%-72s %12.1f %+12.1f\n' "${names[$c]}" "$v" "$(awk -v a="$v" -v b="$nat" 'BEGIN{print a-b}')"
+done
