@@ -155,6 +155,48 @@ static NSITES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
 /// its scan of the table for ranges outside them (most munmaps).
 static SITES_LO: AtomicU64 = AtomicU64::new(u64::MAX);
 static SITES_HI: AtomicU64 = AtomicU64::new(0);
+/// Regions that hold every recorded site, [lo, hi) each (`note_region`):
+/// `forget` and `before_write` scan the whole table, thousands of entries,
+/// and skip it for a range that meets none of them. The lowest and highest
+/// site alone would not do: anonymous memory between two libraries, which
+/// allocators and JITs unmap and re-protect often, lies between them.
+const REGIONS: usize = 32;
+static REGION: [[AtomicU64; 2]; REGIONS] = [const { [AtomicU64::new(0), AtomicU64::new(0)] }; REGIONS];
+static NREGIONS: AtomicUsize = AtomicUsize::new(0);
+/// Sites this close to a region join it.
+const REGION_SLACK: u64 = 1 << 21;
+
+/// Widens the regions to cover [lo, hi) (under the lock): the region it
+/// is near, a new one, or, when all are taken, the nearest.
+fn note_region(lo: u64, hi: u64) {
+    let n = NREGIONS.load(Ordering::Relaxed).min(REGIONS);
+    let gap = |r: &[AtomicU64; 2]| {
+        let (a, b) = (r[0].load(Ordering::Relaxed), r[1].load(Ordering::Relaxed));
+        a.saturating_sub(hi).max(lo.saturating_sub(b))
+    };
+    let near = REGION[..n].iter().enumerate().min_by_key(|(_, r)| gap(r));
+    let r = match near {
+        Some((_, r)) if gap(r) <= REGION_SLACK || n == REGIONS => r,
+        _ => {
+            let r = &REGION[n];
+            r[0].store(lo, Ordering::Relaxed);
+            r[1].store(hi, Ordering::Relaxed);
+            NREGIONS.store(n + 1, Ordering::Release);
+            return;
+        }
+    };
+    r[0].fetch_min(lo, Ordering::Relaxed);
+    r[1].fetch_max(hi, Ordering::Relaxed);
+}
+
+/// Whether [lo, hi) meets a region that may hold sites.
+fn may_hold_sites(lo: u64, hi: u64) -> bool {
+    let n = NREGIONS.load(Ordering::Acquire).min(REGIONS);
+    REGION[..n]
+        .iter()
+        .any(|r| lo < r[1].load(Ordering::Relaxed) && hi > r[0].load(Ordering::Relaxed))
+}
+
 /// Some site was patched live: traps need the mixed-number check.
 static ANY_LIVE: AtomicU8 = AtomicU8::new(0);
 
@@ -212,6 +254,7 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
     }
     SITES_LO.fetch_min(addr, Ordering::Relaxed);
     SITES_HI.fetch_max(addr, Ordering::Relaxed);
+    note_region(addr, addr + 1);
     true
 }
 
@@ -299,6 +342,7 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
     }
     SITES_LO.fetch_min(text + lo, Ordering::Relaxed);
     SITES_HI.fetch_max(text + hi, Ordering::Relaxed);
+    note_region(text + lo, text + hi + 1);
     PATCHED.fetch_add(patched, Ordering::Relaxed);
     DECLINED.fetch_add(declined, Ordering::Relaxed);
     IMAGED.fetch_add(1, Ordering::Relaxed);
@@ -384,7 +428,7 @@ pub fn substitute(sys_addr: u64, nr: usize) -> usize {
 /// The program unmapped or replaced [addr, addr+len): sites there are gone.
 pub fn forget(addr: usize, len: usize) {
     let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
-    if hi <= SITES_LO.load(Ordering::Relaxed) || lo > SITES_HI.load(Ordering::Relaxed) {
+    if hi <= SITES_LO.load(Ordering::Relaxed) || lo > SITES_HI.load(Ordering::Relaxed) || !may_hold_sites(lo, hi) {
         return;
     }
     lock();
@@ -412,7 +456,10 @@ pub fn forget(addr: usize, len: usize) {
 /// `substitute` maps back), then, after a membarrier, the immediate.
 pub fn before_write(addr: usize, len: usize) {
     let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
-    if hi + 5 <= SITES_LO.load(Ordering::Relaxed) || lo + 5 > SITES_HI.load(Ordering::Relaxed) {
+    if hi + 5 <= SITES_LO.load(Ordering::Relaxed)
+        || lo + 5 > SITES_HI.load(Ordering::Relaxed)
+        || !may_hold_sites(lo.saturating_sub(5), hi + 5)
+    {
         return; // no site there (or none at all)
     }
     lock();
