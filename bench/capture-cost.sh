@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# What catching calls costs a call nothing traps, with and without a sandbox policy: a getpid
-# loop (bench/getpid_libc.c) natively, under `strata run --` and under
+# What catching calls costs, with and without a sandbox policy: a getpid loop (bench/getpid_libc.c,
+# a call nothing of strata wants) and an mprotect loop (bench/mprotect_loop.c, a call strata's
+# bottom handles) natively, under `strata run --` and under
 # `strata run --policy bench/policies/build.toml --` for each strata build given (default
-# target/release/strata), and bench/seccomp_on.c's floors (a seccomp filter, Syscall User
-# Dispatch, both, a filter whose getpid verdict depends on the address). Rounds interleaved,
+# target/release/strata); and bench/seccomp_on.c's floors for getpid (a seccomp filter, Syscall
+# User Dispatch, both, a filter whose getpid verdict depends on the address). Rounds interleaved,
 # pinned with `taskset -c 1`; CPU time of the process tree from `perf stat` (task-clock), N
 # calls minus 0 calls, per call; medians over the rounds. Needs `perf` (software events).
 #
@@ -29,6 +30,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -o "$tmp/getpid_libc" "$root/bench/getpid_libc.c"
 gcc -O2 -o "$tmp/seccomp_on" "$root/bench/seccomp_on.c"
+gcc -O2 -o "$tmp/mprotect_loop" "$root/bench/mprotect_loop.c"
 # build.toml's relative prefixes (./out) are relative to where strata runs.
 mkdir -p "$tmp/out"
 cd "$tmp"
@@ -36,33 +38,44 @@ policy="$root/bench/policies/build.toml"
 ms() { cpu_faults "$@" | awk '{print $1}'; } # CPU ms of one run
 declare -A per names
 configs=(native floor-filter floor-dispatch floor-both floor-ip)
-names[native]="native"
-for m in filter dispatch both ip; do names[floor-$m]="seccomp_on $m (no strata)"; done
+names[native]="getpid: native"
+for m in filter dispatch both ip; do names[floor-$m]="getpid: seccomp_on $m (no strata)"; done
 for i in "${!builds[@]}"; do
     configs+=("b$i" "b$i-policy")
-    names[b$i]="${builds[$i]} run --"
-    names[b$i-policy]="${builds[$i]} run --policy build.toml --"
+    names[b$i]="getpid: ${builds[$i]} run --"
+    names[b$i-policy]="getpid: ${builds[$i]} run --policy build.toml --"
+done
+configs+=(mp-native)
+names[mp-native]="mprotect: native"
+for i in "${!builds[@]}"; do
+    configs+=("mp-b$i" "mp-b$i-policy")
+    names[mp-b$i]="mprotect: ${builds[$i]} run --"
+    names[mp-b$i-policy]="mprotect: ${builds[$i]} run --policy build.toml --"
 done
 cmd() { # CONFIG N -> the command line
-    case "$1" in
-        native) echo "./getpid_libc $2" ;;
-        floor-*) echo "./seccomp_on ${1#floor-} $2" ;;
-        b*-policy) local i=${1#b}; i=${i%-policy}; echo "${builds[$i]} run --policy $policy -- ./getpid_libc $2" ;;
-        b*) echo "${builds[${1#b}]} run -- ./getpid_libc $2" ;;
+    local loop=./getpid_libc c=$1
+    case "$c" in mp-*) loop=./mprotect_loop; c=${c#mp-} ;; esac
+    case "$c" in
+        native) echo "$loop $2" ;;
+        floor-*) echo "./seccomp_on ${c#floor-} $2" ;;
+        b*-policy) local i=${c#b}; i=${i%-policy}; echo "${builds[$i]} run --policy $policy -- $loop $2" ;;
+        b*) echo "${builds[${c#b}]} run -- $loop $2" ;;
     esac
 }
 for c in "${configs[@]}"; do $(cmd "$c" 1000) >/dev/null 2>&1; done # (site caches, images)
 for _ in $(seq "$rounds"); do
     for c in "${configs[@]}"; do
+        n=$calls
+        case "$c" in mp-*) n=$((calls / 10)) ;; esac # (mprotect is ~15 times dearer)
         # shellcheck disable=SC2046
-        t1=$(ms $(cmd "$c" "$calls")); t0=$(ms $(cmd "$c" 0))
-        per[$c]+="$(awk -v a="$t1" -v b="$t0" -v n="$calls" 'BEGIN{printf "%.2f", (a-b)*1e6/n}') "
+        t1=$(ms $(cmd "$c" "$n")); t0=$(ms $(cmd "$c" 0))
+        per[$c]+="$(awk -v a="$t1" -v b="$t0" -v n="$n" 'BEGIN{printf "%.2f", (a-b)*1e6/n}') "
     done
 done
-echo "bench/capture-cost.sh: getpid, $rounds interleaved rounds, $calls calls, CPU ns per call (medians)"
-nat=$(echo "${per[native]}" | median)
-printf '%-72s %12s %12s\n' configuration "ns per call" "added"
+echo "bench/capture-cost.sh: $rounds interleaved rounds, $calls getpid calls, $((calls / 10)) mprotect calls; CPU ns per call (medians), added over the same loop natively"
+printf '%-80s %12s %12s\n' configuration "ns per call" "added"
 for c in "${configs[@]}"; do
     v=$(echo "${per[$c]}" | median)
-    printf '%-72s %12.1f %+12.1f\n' "${names[$c]}" "$v" "$(awk -v a="$v" -v b="$nat" 'BEGIN{print a-b}')"
+    case "$c" in mp-*) nat=$(echo "${per[mp-native]}" | median) ;; *) nat=$(echo "${per[native]}" | median) ;; esac
+    printf '%-80s %12.1f %+12.1f\n' "${names[$c]}" "$v" "$(awk -v a="$v" -v b="$nat" 'BEGIN{print a-b}')"
 done
