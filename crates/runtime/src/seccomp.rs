@@ -5,7 +5,7 @@
 //! thread, about 30 ns here. A run under a sandbox policy also has the
 //! policy's seccomp filter (the kernel backstop, installed by the launcher),
 //! and each of the two costs its own share of that path: dispatch and a
-//! filter together add about 54 ns to every call, a filter alone about 31
+//! filter together add about 52 ns to every call, a filter alone 31 to 34
 //! (bench/results/2026-11-23-seccomp-dispatch.md). So when the launcher
 //! says a filter is there (`FLAG_SECCOMP_DISPATCH`: the backstop set
 //! no_new_privs, exec is followed, no extension object is loaded), strata

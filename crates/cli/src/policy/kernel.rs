@@ -1,5 +1,6 @@
-//! The kernel half of the policies: seccomp filters (seccompiler), Landlock
-//! rulesets (landlock) and resource limits, built in the launcher and
+//! The kernel half of the policies: seccomp filters (one program for all of
+//! them, [`merge`]; seccompiler installs it), Landlock rulesets (landlock)
+//! and resource limits, built in the launcher and
 //! installed in the child between fork and exec of strata-rt, so that
 //! strata-rt and the program start under them and cannot take them off.
 //!
