@@ -522,3 +522,46 @@ def test_calls_are_caught_by_strata_filter_under_a_backstop(tmp, user):
         r = strata("--fast-stats", *opts, "--", "sh", "-c", "ls / | wc -l", user=user)
         assert r.status == 0 and int(r.stdout) > 3, r.show()
         assert CAUGHT.search(r.stderr)[1] == b"Syscall User Dispatch", (opts, r.show())
+
+
+def test_links_and_renames_across_directories(tmp):
+    """Landlock refuses every link and rename across directories (EXDEV) in
+    a ruleset that does not handle its Refer right, and every policy's
+    ruleset handles Execute. A policy that does not restrict creating
+    (loopback-only) lets them through anywhere; one that does lets them
+    through where it allows creating, and refuses them elsewhere."""
+    def fresh():
+        shutil.rmtree(tmp / "t", ignore_errors=True)
+        for d in ["a", "b", "out/x", "out/y"]:
+            (tmp / "t" / d).mkdir(parents=True)
+        (tmp / "t" / "a" / "f").write_text("f")
+        (tmp / "t" / "out" / "x" / "g").write_text("g")
+    script = textwrap.dedent(f"""\
+        import os
+        t = {str(tmp / "t")!r}
+        def try_(what, f, *args):
+            try:
+                f(*args)
+                print(what, "ok")
+            except OSError as e:
+                print(what, e.errno)
+        try_("rename", os.rename, t + "/a/f", t + "/b/f")
+        try_("link", os.link, t + "/b/f", t + "/a/f2")
+        try_("rename-out", os.rename, t + "/out/x/g", t + "/out/y/g")
+        try_("link-out", os.link, t + "/out/y/g", t + "/out/x/g2")
+        """)
+    fresh()
+    r = strata("--policy", "builtin:loopback-only", "--", PY, "-c", script)
+    lines = r.stdout.split(b"\n")[:4]
+    assert r.status == 0 and lines == [b"rename ok", b"link ok", b"rename-out ok", b"link-out ok"], r.show()
+    fresh()
+    pol = write(tmp / "out.toml", """\
+        [paths]
+        write = ["./t/out"]
+        create = ["./t/out"]
+        """)
+    r = strata("--policy", str(pol), "--", PY, "-c", script, cwd=tmp)
+    lines = r.stdout.split(b"\n")[:4]
+    # Outside ./t/out: refused, by the layer (EACCES, with its log line).
+    assert r.status == 0 and lines == [b"rename 13", b"link 13", b"rename-out ok", b"link-out ok"], r.show()
+    assert b"deny rename(" in r.stderr and b"by paths.create" in r.stderr, r.show()

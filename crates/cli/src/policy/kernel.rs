@@ -732,7 +732,11 @@ fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
             format!("the kernel cannot enforce this policy's Landlock rules: {e} (backstop = \"none\" runs it in-process only)"),
         )
     };
-    let handled_fs = fs_rights(p.restricted | kind::EXECUTE);
+    // Refer always: a ruleset that does not handle it refuses every link
+    // and rename across directories (EXDEV), Landlock's rule for rulesets
+    // of its first ABI; Execute is always handled (only strata-rt may be
+    // exec'd), so that would hold under every policy.
+    let handled_fs = fs_rights(p.restricted | kind::EXECUTE) | AccessFs::Refer;
     let mut handled_net = BitFlags::<AccessNet>::empty();
     let (mut bind, mut connect) = (None, None);
     if let Some(n) = &p.net {
@@ -790,6 +794,11 @@ fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
         c = add(c, f, AccessFs::ReadFile.into())?;
     }
     c = add(c, Path::new("/proc"), AccessFs::ReadFile | AccessFs::ReadDir)?;
+    if p.restricted & kind::CREATE == 0 {
+        // Links and renames anywhere: creating is not restricted (when it
+        // is, Refer comes with the prefixes that allow it).
+        c = add(c, Path::new("/"), AccessFs::Refer.into())?;
+    }
     for (set, access) in [(bind, AccessNet::BindTcp), (connect, AccessNet::ConnectTcp)] {
         for port in set.into_iter().flatten() {
             c = c.add_rule(NetPort::new(port, access)).map_err(|e| err(&e))?;

@@ -8,15 +8,16 @@
 //! - into the `policy` layer's argument text ([`Policy::compiled`], parsed
 //!   by crates/ext-policy inside the program): every rule, decided
 //!   in-process with its name and errno, one log line per decision;
-//! - into the kernel backstop ([`kernel`]): a seccomp filter and a Landlock
+//! - into the kernel backstop ([`kernel`]): seccomp rules and a Landlock
 //!   ruleset per policy, and resource limits, installed in the child before
 //!   strata-rt starts, so they hold even against a program that attacks
 //!   strata itself. [`Policy::enforcement`] says, rule by rule, which half
 //!   enforces what.
 //!
 //! Several `--policy` options stack: each is its own layer, its own seccomp
-//! filter and its own Landlock ruleset, and a call must pass all of them
-//! (the kernel composes filters and rulesets the same way).
+//! rules and its own Landlock ruleset, and a call must pass all of them
+//! (the rules of all of them are one seccomp program, `kernel::merge`; the
+//! kernel composes rulesets the same way).
 
 pub mod kernel;
 
