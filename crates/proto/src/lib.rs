@@ -44,6 +44,10 @@ pub const FLAG_SECCOMP_DISPATCH: u32 = 1 << 4;
 /// Flag: the image that exec'd this one catches calls with strata's seccomp
 /// filter, which the new image inherits (set by the runtime that execs).
 pub const FLAG_SECCOMP_INSTALLED: u32 = 1 << 5;
+/// Flag: the program installed seccomp filters of its own in an earlier
+/// image (they outlive exec): one may trap the calls strata issues for it
+/// (set by the runtime that execs).
+pub const FLAG_PROGRAM_FILTERS: u32 = 1 << 6;
 
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

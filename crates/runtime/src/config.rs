@@ -131,8 +131,14 @@ pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
     } else {
         0
     };
+    let filters = if crate::signals::program_filters() {
+        strata_proto::FLAG_PROGRAM_FILTERS
+    } else {
+        0
+    };
     let c = Config {
-        flags: flags() & !(strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED)
+        flags: filters
+            | flags() & !(strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED)
             | ignored
             | installed,
         mask: Some(mask),

@@ -146,7 +146,12 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
         // refused (a filter) or resolve elsewhere (a new root): do it now.
         n if n == NR_SECCOMP || n == NR_CHROOT || (n == S(Sysno::prctl) && a[0] == PR_SET_SECCOMP) => {
             let _ = crate::load::exe();
-            passthrough(uc, nr, a)
+            let r = passthrough(uc, nr, a);
+            if n != NR_CHROOT && r >= 0 {
+                // (A mode or filter now may trap the calls strata issues.)
+                signals::note_program_filters();
+            }
+            r
         }
         n if n == S(Sysno::arch_prctl) => arch_prctl(t, uc, a),
         n if n == S(Sysno::clone) || n == S(Sysno::clone3) || n == S(Sysno::fork) || n == S(Sysno::vfork) => {
@@ -210,7 +215,12 @@ pub fn passthrough(uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     if t.in_fast != 0 {
         return crate::fast::passthrough(t, nr, a);
     }
-    if strata_syscall_table::may_block(nr).unwrap_or(true) {
+    // Also every call once the program has seccomp filters of its own: one
+    // may trap the call strata issues for it (SECCOMP_RET_TRAP), which must
+    // reach the program as its own trap (signals::real_sigsys), not find
+    // SIGSYS blocked in strata's handler (the kernel would kill).
+    if strata_syscall_table::may_block(nr).unwrap_or(true) || signals::program_filters() {
+        t.trap_ret = uc.gregs[crate::sys::reg::RIP] as usize;
         t.in_fast = crate::fast::TRAP_BLOCKING;
         let shrunk = shrink_altstack(t, uc);
         sys::set_sigmask(uc.sigmask);

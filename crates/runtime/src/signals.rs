@@ -703,11 +703,42 @@ fn force_sigsys(t: &mut Thread, uc: &mut UContext, info: &SigInfo) {
     deliver(t, uc, info, &act);
 }
 
+static PROGRAM_FILTERS: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// The program installed a seccomp filter (or strict mode) of its own.
+pub fn note_program_filters() {
+    PROGRAM_FILTERS.store(true, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the program (this image, or one before it: filters outlive
+/// exec) installed seccomp filters of its own.
+pub fn program_filters() -> bool {
+    PROGRAM_FILTERS.load(core::sync::atomic::Ordering::Relaxed)
+        || crate::config::flags() & strata_proto::FLAG_PROGRAM_FILTERS != 0
+}
+
 /// A SIGSYS that the kernel delivered to strata's handler but that did not
 /// come from strata's dispatch: sent by kill/tgkill/sigqueue, or a seccomp
 /// filter of the program's.
 pub fn real_sigsys(t: &mut Thread, info: &SigInfo, uc: &mut UContext) {
     const SYS_SECCOMP: i32 = 1;
+    if info.code == SYS_SECCOMP && t.in_fast != 0 && crate::image::in_text(uc.gregs[reg::RIP] as usize) {
+        // The program's own filter trapped the program's call that strata
+        // issued for it: the program's trap, at its own site, once the call
+        // has left strata (the slow exit, or the trap path's handler,
+        // delivers it). The kernel rolled the call back: its result is the
+        // number, as the program's rax would be.
+        let mut i = *info;
+        i.f0 = if t.in_fast == fast::TRAP_BLOCKING {
+            t.trap_ret
+        } else {
+            t.sret
+        } as u64;
+        t.pending_info = i;
+        t.vsigsys_pending = 1;
+        t.fast_slow = 1;
+        return;
+    }
     if info.code == SYS_SECCOMP {
         return force_sigsys(t, uc, info);
     }

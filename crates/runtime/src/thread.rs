@@ -70,6 +70,9 @@ pub struct Thread {
     /// on dispatch of its own while strata's seccomp filter catches calls:
     /// seccomp.rs). A fork's child keeps it, as the kernel keeps the filter.
     pub trap_all: u8,
+    /// The program's return address while the trap path issues its call
+    /// with signals open (`dispatch::passthrough`, `fast::TRAP_BLOCKING`).
+    pub trap_ret: usize,
     /// The program's GS base (virtual).
     pub prog_gs: usize,
     /// The pending SIGSYS's siginfo.

@@ -388,7 +388,7 @@ syscall_table! {
     314 sched_setattr           Process Passthrough false "set a scheduling policy and its attributes";
     315 sched_getattr           Process Passthrough false "read a scheduling policy and its attributes";
     316 renameat2               File    Passthrough false "rename with flags (RENAME_NOREPLACE, RENAME_EXCHANGE, RENAME_WHITEOUT)";
-    317 seccomp                 Process Partial     false "install a seccomp filter or mode; filters also apply to strata's own calls, as they should, so strata works out the program's /proc/self/exe name first (a filter could refuse the calls that find it)";
+    317 seccomp                 Process Partial     false "install a seccomp filter or mode; filters also apply to strata's own calls, as they should, so strata works out the program's /proc/self/exe name first (a filter could refuse the calls that find it); afterwards a SECCOMP_RET_TRAP on a call strata issues for the program reaches the program as its own trap, at its own site";
     318 getrandom               Other   Passthrough true  "random bytes (waits until the kernel's pool is initialized)";
     319 memfd_create            Desc    Passthrough false "create an anonymous memory-backed file";
     320 kexec_file_load         Other   Passthrough false "load a new kernel to boot into, from descriptors";
