@@ -448,13 +448,12 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
     // A kernel backstop sets no_new_privs and installs seccomp filters, so
     // the runtime may catch calls with a filter of its own instead of
     // Syscall User Dispatch, whose cost would come on top of the filters'
-    // (runtime seccomp.rs). Not with extension objects: their code runs
+    // (runtime seccomp.rs). A backstop always has exec followed (refused
+    // above otherwise). Not with extension objects: their code runs
     // outside strata's text.
-    let backstop = policies
-        .iter()
-        .any(|p| p.backstop != policy::Backstop::None && !p.audit);
+    let backstop = policies.iter().any(policy::Policy::kernel_enforced);
     let objects = stack.iter().any(|l| l.name.starts_with('/'));
-    let seccomp_dispatch = if backstop && !a.no_follow_exec && !objects {
+    let seccomp_dispatch = if backstop && !objects {
         strata_proto::FLAG_SECCOMP_DISPATCH
     } else {
         0

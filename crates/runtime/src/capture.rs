@@ -93,7 +93,11 @@ pub fn enable_for_main_thread() {
         sys::set_sigmask(mask & !sys::SIGSYS_BIT);
     }
     thread::set_altstack(&thread::own_altstack(t));
-    crate::stack::note_capture(if crate::seccomp::init(crate::config::flags()) {
+    let flags = crate::config::flags();
+    if flags & strata_proto::FLAG_PROGRAM_FILTERS != 0 {
+        signals::note_program_filters();
+    }
+    crate::stack::note_capture(if crate::seccomp::init(flags) {
         strata_proto::counts::CAPTURE_SECCOMP
     } else {
         strata_proto::counts::CAPTURE_DISPATCH

@@ -121,26 +121,16 @@ pub fn encoded_len(program: &[u8]) -> usize {
 /// signal mask `mask` for the new image; returns its length.
 pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
-    let ignored = if crate::signals::sigsys_ignored() {
-        strata_proto::FLAG_SIGSYS_IGNORED
-    } else {
-        0
-    };
-    let installed = if crate::seccomp::active() {
-        strata_proto::FLAG_SECCOMP_INSTALLED
-    } else {
-        0
-    };
-    let filters = if crate::signals::program_filters() {
-        strata_proto::FLAG_PROGRAM_FILTERS
-    } else {
-        0
-    };
+    // What the new image must know of this one; the launcher's flags pass
+    // on as they are.
+    let flag = |on: bool, f: u32| if on { f } else { 0 };
+    let own =
+        strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED | strata_proto::FLAG_PROGRAM_FILTERS;
+    let state = flag(crate::signals::sigsys_ignored(), strata_proto::FLAG_SIGSYS_IGNORED)
+        | flag(crate::seccomp::active(), strata_proto::FLAG_SECCOMP_INSTALLED)
+        | flag(crate::signals::program_filters(), strata_proto::FLAG_PROGRAM_FILTERS);
     let c = Config {
-        flags: filters
-            | flags() & !(strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED)
-            | ignored
-            | installed,
+        flags: flags() & !own | state,
         mask: Some(mask),
         session: session(),
         spec_hex: b"",

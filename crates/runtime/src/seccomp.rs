@@ -60,8 +60,7 @@ pub fn active() -> bool {
 /// Whether SIGSYS `code`/`errno` is strata's filter trapping a call.
 #[inline(always)]
 pub fn is_ours(code: i32, errno: i32) -> bool {
-    const SYS_SECCOMP: i32 = 1;
-    code == SYS_SECCOMP && errno == i32::from(MAGIC) && active()
+    code == sys::SYS_SECCOMP && errno == i32::from(MAGIC) && active()
 }
 
 /// Decides, at the start of an image, how calls are caught: true when by
@@ -125,7 +124,6 @@ const OFF_NR: u32 = 0;
 const OFF_ARCH: u32 = 4;
 const OFF_IP_LO: u32 = 8;
 const OFF_IP_HI: u32 = 12;
-const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_TRAP: u32 = 0x0003_0000 | MAGIC as u32;
 const SECCOMP_SET_MODE_FILTER: usize = 1;
@@ -159,7 +157,7 @@ impl Builder {
         Some(at)
     }
 
-    /// A jump to the text check, patched by `finish`.
+    /// A jump to the text check (its offset is set at the end of `build`).
     fn jump_to_check(&mut self) -> Option<()> {
         let at = self.push(JA, 0, 0, 0)?;
         *self.to_check.get_mut(self.nchecks)? = at as u16;
@@ -223,7 +221,7 @@ fn build(b: &mut Builder, all: bool) -> Option<()> {
     }
     if !all {
         b.push(LD_W_ABS, 0, 0, OFF_ARCH)?;
-        b.push(JEQ_K, 1, 0, AUDIT_ARCH_X86_64)?;
+        b.push(JEQ_K, 1, 0, sys::AUDIT_ARCH_X86_64)?;
         b.jump_to_check()?;
         b.push(LD_W_ABS, 0, 0, OFF_NR)?;
         let r = runs();

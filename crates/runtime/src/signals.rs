@@ -711,18 +711,19 @@ pub fn note_program_filters() {
 }
 
 /// Whether the program (this image, or one before it: filters outlive
-/// exec) installed seccomp filters of its own.
+/// exec, `FLAG_PROGRAM_FILTERS`) installed seccomp filters of its own.
 pub fn program_filters() -> bool {
     PROGRAM_FILTERS.load(core::sync::atomic::Ordering::Relaxed)
-        || crate::config::flags() & strata_proto::FLAG_PROGRAM_FILTERS != 0
 }
 
 /// A SIGSYS that the kernel delivered to strata's handler but that did not
 /// come from strata's dispatch: sent by kill/tgkill/sigqueue, or a seccomp
 /// filter of the program's.
 pub fn real_sigsys(t: &mut Thread, info: &SigInfo, uc: &mut UContext) {
-    const SYS_SECCOMP: i32 = 1;
-    if info.code == SYS_SECCOMP && t.in_fast != 0 && crate::image::in_text(uc.gregs[reg::RIP] as usize) {
+    if info.code == sys::SYS_SECCOMP {
+        if t.in_fast == 0 || !crate::image::in_text(uc.gregs[reg::RIP] as usize) {
+            return force_sigsys(t, uc, info);
+        }
         // The program's own filter trapped the program's call that strata
         // issued for it: the program's trap, at its own site, once the call
         // has left strata (the slow exit, or the trap path's handler,
@@ -738,9 +739,6 @@ pub fn real_sigsys(t: &mut Thread, info: &SigInfo, uc: &mut UContext) {
         t.vsigsys_pending = 1;
         t.fast_slow = 1;
         return;
-    }
-    if info.code == SYS_SECCOMP {
-        return force_sigsys(t, uc, info);
     }
     let act = vsys();
     if act.handler == sys::SIG_IGN {

@@ -44,7 +44,7 @@ use seccompiler::{
 use strata_ext_policy::spec::{kind, op, FAMILY_IP};
 use strata_syscall_table as table;
 
-use super::{Act, Backstop as Level, Network, Policy, PolicyError, ALWAYS_ALLOWED};
+use super::{Act, Network, Policy, PolicyError, ALWAYS_ALLOWED};
 
 /// Calls strata-rt makes for itself (or issues in the program's name with
 /// other arguments: execve of strata-rt, its own fork/clone handling). A
@@ -297,12 +297,8 @@ struct Spec {
     hit: SeccompAction,
 }
 
-fn compile(
-    rules: BTreeMap<i64, Vec<Vec<C>>>,
-    mismatch: SeccompAction,
-    hit: SeccompAction,
-) -> Result<Spec, PolicyError> {
-    Ok(Spec { rules, mismatch, hit })
+fn compile(rules: BTreeMap<i64, Vec<Vec<C>>>, mismatch: SeccompAction, hit: SeccompAction) -> Spec {
+    Spec { rules, mismatch, hit }
 }
 
 impl Spec {
@@ -349,8 +345,7 @@ fn programs(specs: &[Spec]) -> Result<Vec<BpfProgram>, PolicyError> {
 /// would give with each installed as a filter of its own, in order.
 ///
 /// Why: the kernel runs every filter on a call its action cache cannot
-/// answer, and each costs a call into a separate program (about 20 ns
-/// here); under a policy that is every call strata's own filter decides by
+/// answer, each a separate program it enters in turn; under a policy that is every call strata's own filter decides by
 /// address (runtime seccomp.rs) and every call whose verdict looks at
 /// arguments. And seccompiler compares the number with each number a
 /// filter names in turn. Here a binary search over the numbers comes first:
@@ -579,10 +574,10 @@ fn hardening() -> Result<Vec<Spec>, PolicyError> {
             rule(vec![cond(1, Len::Dword, Cmp::Eq, 0x541c)?])?, // TIOCLINUX
         ],
     );
-    let eperm = compile(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32))?;
+    let eperm = compile(rules, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32));
     let mut c3 = BTreeMap::new();
     c3.insert(libc::SYS_clone3, vec![]);
-    let enosys = compile(c3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32))?;
+    let enosys = compile(c3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32));
     Ok(vec![eperm, enosys])
 }
 
@@ -597,7 +592,7 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
         }
     }
     for (e, rules) in by_errno {
-        out.push(compile(rules, SeccompAction::Allow, SeccompAction::Errno(e as u32))?);
+        out.push(compile(rules, SeccompAction::Allow, SeccompAction::Errno(e as u32)));
     }
     // Default deny: an allow-list.
     if p.default == Act::Deny {
@@ -612,7 +607,7 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
             allow,
             SeccompAction::Errno(p.errno as u32),
             SeccompAction::Allow,
-        )?);
+        ));
     }
     // Attribute changes (chmod, chown, utimes, xattrs): no Landlock right
     // covers them. When the policy lets nothing but device files be
@@ -629,7 +624,7 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
             rules,
             SeccompAction::Allow,
             SeccompAction::Errno(p.errno as u32),
-        )?);
+        ));
     }
     // Socket families and types no rule can allow.
     if let Some(n) = &p.net {
@@ -661,7 +656,7 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
                 rules,
                 SeccompAction::Allow,
                 SeccompAction::Errno(n.errno as u32),
-            )?);
+            ));
         }
     }
     Ok(out)
@@ -812,10 +807,7 @@ impl Kernel {
     /// Builds the kernel half of `policies` (those whose backstop is not
     /// `none`, and none in audit mode).
     pub fn build(policies: &[Policy], needs: &Needs) -> Result<Option<Kernel>, PolicyError> {
-        let active: Vec<&Policy> = policies
-            .iter()
-            .filter(|p| p.backstop != Level::None && !p.audit)
-            .collect();
+        let active: Vec<&Policy> = policies.iter().filter(|p| p.kernel_enforced()).collect();
         if active.is_empty() {
             return Ok(None);
         }

@@ -892,6 +892,12 @@ fn kinds_text(k: u8) -> String {
 }
 
 impl Policy {
+    /// Whether the kernel half is installed for this policy (not
+    /// `backstop = "none"`, not `--audit`).
+    pub fn kernel_enforced(&self) -> bool {
+        self.backstop != Backstop::None && !self.audit
+    }
+
     /// The `policy` layer's arguments (crates/ext-policy/src/spec.rs).
     pub fn compiled(&self) -> String {
         let mut s = format!(
