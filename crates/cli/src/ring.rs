@@ -207,12 +207,21 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
             return false;
         }
     } else {
-        let mut off = (at + 8) & (size - 1);
-        for _ in 0..len {
-            // SAFETY: off < size, inside the ring.
-            rec.push(unsafe { *ring.add(off) });
-            off = (off + 1) & (size - 1);
-        }
+        // The bytes follow the header, wrapping at the ring's end: at most
+        // two runs.
+        let off = (at + 8) & (size - 1);
+        let first = len.min(size - off);
+        // SAFETY: [off, off + first) and [0, len - first) lie inside the
+        // ring (len <= RECORD_MAX < size), and the committed record is not
+        // written again until the tail passes it.
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts(ring.add(off), first),
+                std::slice::from_raw_parts(ring, len - first),
+            )
+        };
+        rec.extend_from_slice(a);
+        rec.extend_from_slice(b);
     }
     let total = counts::record_size(len);
     // Zero what was consumed so stale bytes never look like a header.

@@ -57,6 +57,7 @@ mod errno;
 mod ioctls;
 mod nr;
 mod out;
+mod quick;
 mod sys;
 #[cfg(test)]
 mod tests;
@@ -65,6 +66,7 @@ mod xlat;
 use core::fmt::{self, Write};
 
 pub use errno::{errno_name, strerror};
+pub use quick::{quick_call, quick_result, MAX_LIMIT as QUICK_MAX_LIMIT};
 
 /// Writes strace's name for signal `sig`: `SIGSEGV`, `SIGRT_3` (33..=64),
 /// or the number.

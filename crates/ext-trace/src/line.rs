@@ -317,9 +317,64 @@ fn whole(cfg: &Config) -> Options {
 /// the saved [`Record::entry`]) into `line`, replacing what it held.
 pub fn format_line(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory) {
     let opts = whole(cfg);
+    if cfg.format == Format::Text && quick(line, rec, mem, &opts) {
+        return;
+    }
+    format_line_general(line, cfg, rec, mem);
+}
+
+/// [`format_line`] without the shortcut (the tests compare the two).
+pub(crate) fn format_line_general(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory) {
+    let opts = whole(cfg);
     build(line, cfg, rec, mem, &|w: &mut dyn Write| {
         format_call_with(w, rec.nr as usize, &rec.args, rec.ret, mem, &opts, &rec.entry)
     });
+}
+
+/// The text line of one of the calls `strata_decode::quick_call` takes
+/// (a successful read or write, most lines of a program that moves data
+/// a little at a time), with no `dyn Write` in between; false, with the
+/// line in an unspecified state, when it declines.
+fn quick(line: &mut Line, rec: &Record, mem: &dyn Memory, opts: &Options) -> bool {
+    line.clear();
+    if rec.task.multi {
+        // `[pid {:>5}] `
+        let mut d = [b' '; 10];
+        let (mut v, mut at) = (rec.task.tid, d.len());
+        loop {
+            at -= 1;
+            d[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let digits = d.get(at.min(5)..).unwrap_or(&[]);
+        if !(line.put(b"[pid ") && line.put(digits) && line.put(b"] ")) {
+            return false;
+        }
+    }
+    let at = line.len;
+    let Some(n) = line
+        .buf
+        .get_mut(at..LINE_CAP - RESULT_ROOM)
+        .and_then(|out| strata_decode::quick_call(out, rec.nr as usize, &rec.args, rec.ret, mem, opts))
+    else {
+        return false;
+    };
+    line.len = at + n;
+    const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
+    line.put(SPACES.get(..COLUMN.saturating_sub(line.len)).unwrap_or(&[]));
+    let at = line.len;
+    let Some(n) = line
+        .buf
+        .get_mut(at..LINE_CAP - 1)
+        .and_then(|out| strata_decode::quick_result(out, rec.ret))
+    else {
+        return false;
+    };
+    line.len = at + n;
+    line.put(b"\n")
 }
 
 /// Writes into `head` the entry half of call `nr` (`pselect6(4, [3], NULL,

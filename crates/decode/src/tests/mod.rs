@@ -14,6 +14,7 @@ mod mem;
 mod misc;
 mod net;
 mod process;
+mod quick;
 mod signal;
 mod strings;
 mod time;
