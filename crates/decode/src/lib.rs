@@ -66,7 +66,7 @@ mod xlat;
 use core::fmt::{self, Write};
 
 pub use errno::{errno_name, strerror};
-pub use quick::{quick_call, quick_result, MAX_LIMIT as QUICK_MAX_LIMIT};
+pub use quick::{quick_call, quick_result, quick_takes, MAX_LIMIT as QUICK_MAX_LIMIT};
 
 /// Writes strace's name for signal `sig`: `SIGSEGV`, `SIGRT_3` (33..=64),
 /// or the number.

@@ -21,6 +21,13 @@ use crate::{nr, Memory, Options};
 /// The largest `-s` the shortcut handles (its buffer holds `-s` + 1 bytes).
 pub const MAX_LIMIT: usize = 64;
 
+/// Whether [`quick_call`] may take call `nr` (a cheap first test for
+/// callers that have work to do before calling it).
+#[inline(always)]
+pub fn quick_takes(nr: usize) -> bool {
+    matches!(nr, nr::READ | nr::WRITE | nr::PREAD64 | nr::PWRITE64)
+}
+
 /// Writes `name(args)` of call `nr` into `out` and returns its length,
 /// when the call is one the shortcut knows and its result is a success
 /// printed as ` = ` and the decimal `ret` (what [`quick_result`] writes).

@@ -317,7 +317,7 @@ fn whole(cfg: &Config) -> Options {
 /// the saved [`Record::entry`]) into `line`, replacing what it held.
 pub fn format_line(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory) {
     let opts = whole(cfg);
-    if cfg.format == Format::Text && quick(line, rec, mem, &opts) {
+    if cfg.format == Format::Text && strata_decode::quick_takes(rec.nr as usize) && quick(line, rec, mem, &opts) {
         return;
     }
     format_line_general(line, cfg, rec, mem);

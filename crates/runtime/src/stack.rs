@@ -211,6 +211,7 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
     let mut passed: u32 = 0;
     let mut cookies = [core::mem::MaybeUninit::<u64>::uninit(); MAX_LAYERS];
     let mut outer_views = [core::mem::MaybeUninit::<usize>::uninit(); MAX_LAYERS];
+    let mut scratch = 0u64;
     // What a hook sets: the layer running (a panic or fault names it), once
     // per hook; the call, once; its view of the call only for execve (what
     // `exec_commit` shows it); all put back at the end.
@@ -239,7 +240,11 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
             t.views[i] = c as *const Call as usize;
         }
         if let Some(f) = h.before {
-            let x = f(h.state, c, cookies[i].write(0));
+            // With BEFORES no `after` reads a cookie: one scratch word
+            // serves every layer.
+            let cookie = if BEFORES { &mut scratch } else { cookies[i].write(0) };
+            *cookie = 0;
+            let x = f(h.state, c, cookie);
             if x != abi::CONTINUE {
                 // Served here: this layer's `after` does not run.
                 if exec {
@@ -248,10 +253,12 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
                 }
                 break x;
             }
-        } else {
+        } else if !BEFORES {
             cookies[i].write(0);
         }
-        passed |= 1 << i;
+        if !BEFORES {
+            passed |= 1 << i;
+        }
         m &= m - 1;
     };
     // (With BEFORES no layer that passed has an `after`, and execve is not
