@@ -540,10 +540,13 @@ def exp_dd(c):
         v("strata run --rewrite=off --trace -o FILE", lambda f: c.run_prefix("--rewrite=off", "--trace", "-o", str(f)) + DD,
           no_rw),
         v("strace -f -o FILE", lambda f: c.pin + ["strace", "-f", "-o", str(f)] + DD, no_strace, slow=True),
+        # Every call through one layer that prints nothing: what catching
+        # the calls costs before any line is formatted or written.
+        Variant("strata run --ext null (no output)", c.run_prefix("--ext", "null") + DD, expect=dd_ok),
     ]
     smoke(variants, "dd")
     timed(variants, a.dd_rounds, c.timer, "dd", c.t_start)
-    nlines = {x.name: count_lines(files[x.name]) for x in variants[1:] if not x.na}
+    nlines = {x.name: count_lines(files[x.name]) for x in variants[1:] if not x.na and x.name in files}
     base, cbase = variants[0].med, variants[0].cmed
     calls = nlines.get("strata run --trace -o FILE") or 400000
     lines = ["| variant | wall | ratio to native | CPU | CPU ratio | added per call (CPU) | trace lines (last run) |",
@@ -574,10 +577,17 @@ def exp_dd(c):
         st = variants[3]
         if st.med is not None:
             interp += f"; strace -f ×{st.med / base:.1f}"
+        null = variants[4]
+        if null.med is not None:
+            interp += (f". The same calls through one null layer, with no line at all, cost ×{null.med / base:.2f} "
+                       f"({(null.cmed - cbase) / calls * 1e9:.0f} ns of CPU per call): the rest, "
+                       f"{(tr.cmed - null.cmed) / calls * 1e9:.0f} ns per call, is formatting the line and writing it out")
         interp += "."
         c.reading.append(f"Tracing every call of dd bs=1 costs ×{r:.2f} of native (target ≤ 1.5×), "
                          f"{(tr.cmed - cbase) / calls * 1e9:.0f} ns of CPU per traced call"
                          + (f", against ×{off.med / base:.2f} with every call trapping" if off.med is not None else "")
+                         + (f"; catching the same calls with one null layer and no output costs ×"
+                            f"{variants[4].med / base:.2f}" if variants[4].med is not None else "")
                          + ".")
     return f"""## 2. Tracing every call: `{' '.join(DD)}`
 
