@@ -263,9 +263,58 @@ pub fn normalize(input: &[u8], out: &mut Buf) -> Result<(), NormError> {
     Ok(())
 }
 
+/// Whether [`normalize`] would give `p` back unchanged (and accept it):
+/// absolute, no NUL, no empty or `.`-led component, no trailing `/`
+/// (unless `p` is `/`), at most [`PATH_CAP`] bytes. A caller that only
+/// reads the normal form can then skip the copy. False also for some
+/// normal paths (a component such as `.cache`): this is a quick test.
+pub fn is_normal(p: &[u8]) -> bool {
+    if p == b"/" {
+        return true;
+    }
+    p.first() == Some(&b'/')
+        && p.last() != Some(&b'/')
+        && p.len() <= PATH_CAP
+        && !p.contains(&0)
+        && !p.windows(2).any(|w| w == b"//" || w == b"/.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_normal_only_where_normalize_changes_nothing() {
+        let long = std::format!("/{}", "a".repeat(PATH_CAP));
+        let cases = [
+            "/",
+            "/usr/include/stdio.h",
+            "/a",
+            "/a/b.c",
+            "/a.",
+            "/a/b.",
+            "//",
+            "/./x",
+            "/x/.",
+            "/x/",
+            "/x//y",
+            "/x/../y",
+            "/x/.cache",
+            "x/y",
+            "",
+            ".",
+            "/x\0y",
+            &long,
+        ];
+        let mut normal = 0;
+        for c in cases {
+            if is_normal(c.as_bytes()) {
+                normal += 1;
+                assert_eq!(norm(c).as_deref(), Ok(c), "{c:?}");
+            }
+        }
+        assert_eq!(normal, 6);
+    }
 
     fn norm(s: &str) -> Result<std::string::String, NormError> {
         let mut b = Buf::new();

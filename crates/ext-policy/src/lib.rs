@@ -401,7 +401,9 @@ impl Sandbox {
         let fs = StackFs { template: c, below };
         // 12 KiB of scratch: made only for an operand that needs resolving.
         let mut res: Option<Resolver> = None;
-        let mut buf = PathBuf::new();
+        // 4 KiB, zeroed when made: made for the first operand a rule
+        // speaks about.
+        let mut path_buf: Option<PathBuf> = None;
         for slot in c.path_slots() {
             let addr = c.args.get(slot.arg as usize).copied().unwrap_or(0);
             if addr == 0 {
@@ -419,6 +421,7 @@ impl Sandbox {
             }
             // An unreadable or empty path: the kernel answers (EFAULT,
             // ENAMETOOLONG, ENOENT, or the handle itself for AT_EMPTY_PATH).
+            let buf = path_buf.get_or_insert_with(PathBuf::new);
             if buf.read_from(addr).is_err() || buf.is_empty() {
                 continue;
             }
@@ -432,13 +435,22 @@ impl Sandbox {
             // itself, out of Landlock's sight) the path is resolved as the
             // kernel would.
             if self.p.kernel && !creat && k & (self.p.denied | kind::EXECUTE) == 0 {
-                let mut lex = strata_ext_map::path::Buf::new();
-                if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok()
-                    && [kind::READ, kind::WRITE, kind::CREATE]
+                let allowed = |p: &[u8]| {
+                    [kind::READ, kind::WRITE, kind::CREATE]
                         .iter()
-                        .all(|&bit| k & bit == 0 || self.path_verdict(bit, lex.as_bytes()).act != Act::Deny)
-                {
-                    continue;
+                        .all(|&bit| k & bit == 0 || self.path_verdict(bit, p).act != Act::Deny)
+                };
+                // Most paths are normal already (`/usr/include/stdio.h`):
+                // no copy of 4 KiB to make.
+                if strata_ext_map::path::is_normal(buf.as_bytes()) {
+                    if allowed(buf.as_bytes()) {
+                        continue;
+                    }
+                } else {
+                    let mut lex = strata_ext_map::path::Buf::new();
+                    if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok() && allowed(lex.as_bytes()) {
+                        continue;
+                    }
                 }
             }
             let start = match slot.dirfd_arg {
@@ -446,10 +458,7 @@ impl Sandbox {
                 i => Start::from_dirfd(c.args.get(i as usize).copied().unwrap_or(0)),
             };
             let res = res.get_or_insert_with(Resolver::new);
-            if res
-                .resolve(&fs, &NO_MAPPINGS, &mut buf, start, slot.follow != 0)
-                .is_err()
-            {
+            if res.resolve(&fs, &NO_MAPPINGS, buf, start, slot.follow != 0).is_err() {
                 continue;
             }
             let path = res.program_path();
