@@ -30,12 +30,7 @@ static void handler(int sig, siginfo_t *si, void *ucv) {
 }
 
 int main(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = handler;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    CHECK(sigaction(SIGSYS, &sa, NULL) == 0);
+    on_signal_info(SIGSYS, handler, 0);
     long ppid = getppid();
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,17 @@
         long r_ = (long)(expr);                                     \
         r_ < 0 ? (errno ? strerrorname_np(errno) : "-1, no errno") : "ok"; \
     })
+
+/* Installs `h` as the SA_SIGINFO handler of `sig`, with `flags` besides and
+   nothing else blocked while it runs. */
+static inline void on_signal_info(int sig, void (*h)(int, siginfo_t *, void *), int flags) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = h;
+    sa.sa_flags = SA_SIGINFO | flags;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(sig, &sa, NULL) == 0);
+}
 
 /* Async-signal-safe write of a NUL-terminated string to stdout. */
 static inline void say(const char *s) {

@@ -192,6 +192,42 @@ impl Run {
     }
 }
 
+/// strace's text for byte `c` of a quoted string (not in hex style): the
+/// byte itself, a C escape, or octal: `\ooo` when `next_octal()` (the next
+/// byte shown is an octal digit; asked only for such bytes), else the
+/// shortest form. Written into `buf`, or a static string.
+#[inline(always)]
+pub(crate) fn escape(c: u8, next_octal: impl FnOnce() -> bool, buf: &mut [u8; 4]) -> &[u8] {
+    match c {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        0x0c => b"\\f",
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        0x0b => b"\\v",
+        b' '..=b'~' => {
+            buf[0] = c;
+            &buf[..1]
+        }
+        _ => {
+            let pad = next_octal();
+            buf[0] = b'\\';
+            let mut n = 1;
+            if pad || c >> 6 != 0 {
+                buf[n] = b'0' + (c >> 6);
+                n += 1;
+            }
+            if pad || c >> 3 != 0 {
+                buf[n] = b'0' + ((c >> 3) & 7);
+                n += 1;
+            }
+            buf[n] = b'0' + (c & 7);
+            &buf[..n + 1]
+        }
+    }
+}
+
 /// How a quoted string ended.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum End {
@@ -220,7 +256,7 @@ fn small(v: u64) -> Option<&'static str> {
 /// `write!(out, "{v}")` (or `{v:#x}`, `%#o`) prints, without core::fmt's
 /// machinery (a traced line has several numbers, and the formatter is on
 /// every traced call's path).
-struct Digits {
+pub(crate) struct Digits {
     buf: [u8; 24],
     /// Where the text starts (it ends at the buffer's end).
     at: usize,
@@ -230,7 +266,7 @@ impl Digits {
     /// The digits of `v` in base RADIX (at most 16). Each caller's
     /// constant base turns the division into shifts and multiplications.
     #[inline(always)]
-    fn of<const RADIX: u64>(mut v: u64) -> Digits {
+    pub(crate) fn of<const RADIX: u64>(mut v: u64) -> Digits {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut d = Digits { buf: [0; 24], at: 24 };
         let mut at = d.buf.len();
@@ -246,13 +282,17 @@ impl Digits {
     }
 
     /// Puts `b` before the text.
-    fn push(&mut self, b: u8) {
+    pub(crate) fn push(&mut self, b: u8) {
         self.at -= 1;
         self.buf[self.at] = b;
     }
 
-    fn as_str(&self) -> &str {
-        core::str::from_utf8(self.buf.get(self.at..).unwrap_or(&[])).unwrap_or("")
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.buf.get(self.at..).unwrap_or(&[])
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        core::str::from_utf8(self.as_bytes()).unwrap_or("")
     }
 }
 
@@ -504,29 +544,12 @@ impl<'a> P<'a> {
                 run.flush(self)?;
                 return Ok(End::Nul);
             }
-            match c {
-                b'"' => run.push(b"\\\""),
-                b'\\' => run.push(b"\\\\"),
-                0x0c => run.push(b"\\f"),
-                b'\n' => run.push(b"\\n"),
-                b'\r' => run.push(b"\\r"),
-                b'\t' => run.push(b"\\t"),
-                0x0b => run.push(b"\\v"),
-                b' '..=b'~' => run.push(&[c]),
-                _ => {
-                    // \ooo when the next byte is an octal digit, else the
-                    // shortest octal form.
-                    let pad = i + 1 < size && (b'0'..=b'7').contains(&src.at(i + 1));
-                    run.push(b"\\");
-                    if pad || c >> 6 != 0 {
-                        run.push(&[b'0' + (c >> 6)]);
-                    }
-                    if pad || c >> 3 != 0 {
-                        run.push(&[b'0' + ((c >> 3) & 7)]);
-                    }
-                    run.push(&[b'0' + (c & 7)]);
-                }
-            }
+            let mut tmp = [0u8; 4];
+            run.push(escape(
+                c,
+                || i + 1 < size && (b'0'..=b'7').contains(&src.at(i + 1)),
+                &mut tmp,
+            ));
         }
         run.flush(self)?;
         Ok(End::Full)

@@ -8,14 +8,15 @@
 //! ([`crate::format_call_with`]) goes through `dyn Write`, the decoder's
 //! phases and a 256-byte memory window for every argument; this one reads
 //! the at most `-s` + 1 bytes the line shows in one go and writes the text
-//! with no intermediate step. It prints exactly what the general path
+//! with no intermediate step (quoting each byte with the general path's own
+//! `out::escape`). It prints exactly what the general path
 //! prints (the tests compare the two on many calls, buffers and limits),
 //! and declines, returning `None`, whenever anything is out of the
 //! ordinary: another call, a failed call, raw mode, a limit past
 //! [`MAX_LIMIT`], a buffer it cannot read whole (the general path then
 //! prints the address), or a line that does not fit `out`.
 
-use crate::out::is_err;
+use crate::out::{escape, is_err, Digits};
 use crate::{nr, Memory, Options};
 
 /// The largest `-s` the shortcut handles (its buffer holds `-s` + 1 bytes).
@@ -109,18 +110,11 @@ impl Cursor<'_> {
     }
 
     /// `v` in decimal (strace's `%llu`).
-    fn dec_u(&mut self, mut v: u64) -> Option<()> {
+    fn dec_u(&mut self, v: u64) -> Option<()> {
         if v < 10 {
             return self.byte(b'0' + v as u8);
         }
-        let mut d = [0u8; 20];
-        let mut at = d.len();
-        while v != 0 {
-            at -= 1;
-            d[at] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-        self.put(d.get(at..)?)
+        self.put(Digits::of::<10>(v).as_bytes())
     }
 
     /// strace's `printstr_ex` of a plain buffer of `len` bytes at `addr`:
@@ -147,28 +141,11 @@ impl Cursor<'_> {
         let shown = bytes.get(..size)?;
         self.byte(b'"')?;
         for (i, &c) in shown.iter().enumerate() {
-            match c {
-                b'"' => self.put(b"\\\"")?,
-                b'\\' => self.put(b"\\\\")?,
-                0x0c => self.put(b"\\f")?,
-                b'\n' => self.put(b"\\n")?,
-                b'\r' => self.put(b"\\r")?,
-                b'\t' => self.put(b"\\t")?,
-                0x0b => self.put(b"\\v")?,
-                b' '..=b'~' => self.byte(c)?,
-                _ => {
-                    // \ooo when the next byte shown is an octal digit, else
-                    // the shortest octal form.
-                    let pad = shown.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
-                    self.byte(b'\\')?;
-                    if pad || c >> 6 != 0 {
-                        self.byte(b'0' + (c >> 6))?;
-                    }
-                    if pad || c >> 3 != 0 {
-                        self.byte(b'0' + ((c >> 3) & 7))?;
-                    }
-                    self.byte(b'0' + (c & 7))?;
-                }
+            let mut tmp = [0u8; 4];
+            let next_octal = || shown.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
+            // (At most 4 bytes: one at a time costs less than a memcpy.)
+            for &x in escape(c, next_octal, &mut tmp) {
+                self.byte(x)?;
             }
         }
         self.byte(b'"')?;

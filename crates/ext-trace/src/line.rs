@@ -316,8 +316,7 @@ fn whole(cfg: &Config) -> Options {
 /// Writes the line for a finished call (the whole call formatted now, with
 /// the saved [`Record::entry`]) into `line`, replacing what it held.
 pub fn format_line(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory) {
-    let opts = whole(cfg);
-    if cfg.format == Format::Text && strata_decode::quick_takes(rec.nr as usize) && quick(line, rec, mem, &opts) {
+    if cfg.format == Format::Text && strata_decode::quick_takes(rec.nr as usize) && quick(line, rec, mem, &whole(cfg)) {
         return;
     }
     format_line_general(line, cfg, rec, mem);
@@ -337,23 +336,8 @@ pub(crate) fn format_line_general(line: &mut Line, cfg: &Config, rec: &Record, m
 /// line in an unspecified state, when it declines.
 fn quick(line: &mut Line, rec: &Record, mem: &dyn Memory, opts: &Options) -> bool {
     line.clear();
-    if rec.task.multi {
-        // `[pid {:>5}] `
-        let mut d = [b' '; 10];
-        let (mut v, mut at) = (rec.task.tid, d.len());
-        loop {
-            at -= 1;
-            d[at] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        let digits = d.get(at.min(5)..).unwrap_or(&[]);
-        if !(line.put(b"[pid ") && line.put(digits) && line.put(b"] ")) {
-            return false;
-        }
-    }
+    line.set_limit(LINE_CAP - RESULT_ROOM);
+    prefix(line, &rec.task);
     let at = line.len;
     let Some(n) = line
         .buf
@@ -363,8 +347,7 @@ fn quick(line: &mut Line, rec: &Record, mem: &dyn Memory, opts: &Options) -> boo
         return false;
     };
     line.len = at + n;
-    const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
-    line.put(SPACES.get(..COLUMN.saturating_sub(line.len)).unwrap_or(&[]));
+    pad(line);
     let at = line.len;
     let Some(n) = line
         .buf
@@ -415,6 +398,21 @@ pub fn format_resumed_line(line: &mut Line, cfg: &Config, rec: &Record, head: &L
     });
 }
 
+/// strace's `[pid  TID] ` before a text line, once the session has had
+/// more than one task.
+fn prefix(line: &mut Line, task: &Task) {
+    if task.multi {
+        let _ = write!(line.sink(false), "[pid {:>5}] ", task.tid);
+    }
+}
+
+/// Spaces up to the column where ` = ` starts. (The limit is far past the
+/// column: the padding always fits.)
+fn pad(line: &mut Line) {
+    const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
+    line.put(SPACES.get(..COLUMN.saturating_sub(line.len)).unwrap_or(&[]));
+}
+
 /// The common frame of a call's line: prefix, the call's text from `text`
 /// (`name(args)`), padding, result.
 fn build(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory, text: &dyn Fn(&mut dyn Write) -> fmt::Result) {
@@ -423,15 +421,11 @@ fn build(line: &mut Line, cfg: &Config, rec: &Record, mem: &dyn Memory, text: &d
     let nr = rec.nr as usize;
     match cfg.format {
         Format::Text => {
-            if rec.task.multi {
-                let _ = write!(line.sink(false), "[pid {:>5}] ", rec.task.tid);
-            }
+            prefix(line, &rec.task);
             if text(&mut line.sink(false)).is_err() || line.full {
                 line.cut();
             }
-            // (The limit is far past the column: the padding always fits.)
-            const SPACES: &[u8; COLUMN] = &[b' '; COLUMN];
-            line.put(SPACES.get(..COLUMN.saturating_sub(line.len)).unwrap_or(&[]));
+            pad(line);
             // Keep room to close a cut result.
             line.set_limit(LINE_CAP - 4);
             let opts = whole(cfg);

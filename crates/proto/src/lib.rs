@@ -17,6 +17,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
+pub mod bpf;
+
 /// The environment variable carrying the launch configuration.
 pub const ENV_VAR: &[u8] = b"STRATA_RT";
 /// Version of the encoding below; bumped on any incompatible change.

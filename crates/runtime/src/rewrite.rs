@@ -151,13 +151,10 @@ static SITES1: [[AtomicU64; 2]; TIERS[1]] = [const { [const { AtomicU64::new(0) 
 static SITES2: [[AtomicU64; 2]; TIERS[2]] = [const { [const { AtomicU64::new(0) }; 2] }; TIERS[2]];
 /// Entries (tombstones included) per tier.
 static NSITES: [AtomicUsize; 3] = [const { AtomicUsize::new(0) }; 3];
-/// The lowest and highest `syscall` address ever recorded: `forget` skips
-/// its scan of the table for ranges outside them (most munmaps).
-static SITES_LO: AtomicU64 = AtomicU64::new(u64::MAX);
-static SITES_HI: AtomicU64 = AtomicU64::new(0);
-/// Regions that hold every recorded site, [lo, hi) each (`note_region`):
-/// `forget` and `before_write` scan the whole table, thousands of entries,
-/// and skip it for a range that meets none of them. The lowest and highest
+/// Regions that hold every `syscall` address ever recorded, [lo, hi) each
+/// (`note_region`): `forget` and `before_write` scan the whole table,
+/// thousands of entries, and skip it for a range that meets none of them
+/// (most munmaps and mprotects). The lowest and highest
 /// site alone would not do: anonymous memory between two libraries, which
 /// allocators and JITs unmap and re-protect often, lies between them.
 const REGIONS: usize = 32;
@@ -252,8 +249,6 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
     if !insert(addr, ((nr as u64) << 8) | state as u64) {
         return false;
     }
-    SITES_LO.fetch_min(addr, Ordering::Relaxed);
-    SITES_HI.fetch_max(addr, Ordering::Relaxed);
     note_region(addr, addr + 1);
     true
 }
@@ -261,7 +256,7 @@ fn record(addr: u64, nr: u32, state: u8) -> bool {
 /// Sets the entry for `addr` to `v` (under the lock): the one it has in any
 /// tier, or a new one in the first tier with room, found by the same probe
 /// (tiers fill in order, so the first unused one ends the search). Leaves
-/// SITES_LO and SITES_HI to the caller.
+/// the regions (`note_region`) to the caller.
 fn insert(addr: u64, v: u64) -> bool {
     if let Some((p, _)) = overlay_find(addr) {
         materialize(p);
@@ -340,8 +335,6 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
     } else {
         copy_sites(text, sites);
     }
-    SITES_LO.fetch_min(text + lo, Ordering::Relaxed);
-    SITES_HI.fetch_max(text + hi, Ordering::Relaxed);
     note_region(text + lo, text + hi + 1);
     PATCHED.fetch_add(patched, Ordering::Relaxed);
     DECLINED.fetch_add(declined, Ordering::Relaxed);
@@ -349,7 +342,7 @@ pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textim
 }
 
 /// Records an image's sites in the table (under the lock; the caller keeps
-/// SITES_LO and SITES_HI).
+/// the regions).
 fn copy_sites(text: u64, sites: &[crate::textimage::Entry]) {
     for e in sites {
         if !insert_in_table(text + e[1], ((e[3] as u32 as u64) << 8) | (e[0] >> 40) & 0xff) {
@@ -428,7 +421,7 @@ pub fn substitute(sys_addr: u64, nr: usize) -> usize {
 /// The program unmapped or replaced [addr, addr+len): sites there are gone.
 pub fn forget(addr: usize, len: usize) {
     let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
-    if hi <= SITES_LO.load(Ordering::Relaxed) || lo > SITES_HI.load(Ordering::Relaxed) || !may_hold_sites(lo, hi) {
+    if !may_hold_sites(lo, hi) {
         return;
     }
     lock();
@@ -456,10 +449,7 @@ pub fn forget(addr: usize, len: usize) {
 /// `substitute` maps back), then, after a membarrier, the immediate.
 pub fn before_write(addr: usize, len: usize) {
     let (lo, hi) = (addr as u64, addr.saturating_add(len) as u64);
-    if hi + 5 <= SITES_LO.load(Ordering::Relaxed)
-        || lo + 5 > SITES_HI.load(Ordering::Relaxed)
-        || !may_hold_sites(lo.saturating_sub(5), hi + 5)
-    {
+    if !may_hold_sites(lo.saturating_sub(5), hi + 5) {
         return; // no site there (or none at all)
     }
     lock();

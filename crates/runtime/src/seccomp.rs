@@ -39,6 +39,8 @@
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
+use strata_proto::bpf::{self, Emit, JA, JEQ_K, JGE_K, LD_W_ABS, RET_ALLOW, RET_K};
+
 use crate::sys::{self, Sysno};
 
 /// The data of strata's trap (the SIGSYS's si_errno), telling it from a
@@ -113,19 +115,7 @@ struct Prog {
     filter: *const Insn,
 }
 
-const LD_W_ABS: u16 = 0x20;
-const JA: u16 = 0x05;
-const JEQ_K: u16 = 0x15;
-const JGE_K: u16 = 0x35;
-const RET_K: u16 = 0x06;
-
-/// struct seccomp_data: nr, arch, instruction_pointer (low, high words).
-const OFF_NR: u32 = 0;
-const OFF_ARCH: u32 = 4;
-const OFF_IP_LO: u32 = 8;
-const OFF_IP_HI: u32 = 12;
-const RET_ALLOW: u32 = 0x7fff_0000;
-const RET_TRAP: u32 = 0x0003_0000 | MAGIC as u32;
+const RET_TRAP: u32 = bpf::RET_TRAP | MAGIC as u32;
 const SECCOMP_SET_MODE_FILTER: usize = 1;
 
 /// The kernel's limit is 4096 instructions; strata's filter needs a few
@@ -150,6 +140,16 @@ impl Builder {
         }
     }
 
+    /// A jump to the text check (its offset is set at the end of `build`).
+    fn jump_to_check(&mut self) -> Option<()> {
+        let at = self.push(JA, 0, 0, 0)?;
+        *self.to_check.get_mut(self.nchecks)? = at as u16;
+        self.nchecks += 1;
+        Some(())
+    }
+}
+
+impl Emit for Builder {
     fn push(&mut self, code: u16, jt: u8, jf: u8, k: u32) -> Option<usize> {
         let at = self.n;
         *self.insns.get_mut(at)? = Insn { code, jt, jf, k };
@@ -157,11 +157,12 @@ impl Builder {
         Some(at)
     }
 
-    /// A jump to the text check (its offset is set at the end of `build`).
-    fn jump_to_check(&mut self) -> Option<()> {
-        let at = self.push(JA, 0, 0, 0)?;
-        *self.to_check.get_mut(self.nchecks)? = at as u16;
-        self.nchecks += 1;
+    fn next_at(&self) -> usize {
+        self.n
+    }
+
+    fn set_k(&mut self, at: usize, k: u32) -> Option<()> {
+        self.insns.get_mut(at)?.k = k;
         Some(())
     }
 }
@@ -192,24 +193,6 @@ fn runs() -> Runs {
     r
 }
 
-/// Emits a search over runs `lo..hi` of `r` (the number is loaded).
-fn tree(b: &mut Builder, r: &Runs, lo: usize, hi: usize) -> Option<()> {
-    if hi - lo == 1 {
-        return if r.trap[lo] {
-            b.jump_to_check()
-        } else {
-            b.push(RET_K, 0, 0, RET_ALLOW).map(|_| ())
-        };
-    }
-    let mid = (lo + hi) / 2;
-    // nr >= start of `mid`: to the `ja` over the lower half; else past it.
-    b.push(JGE_K, 0, 1, u32::from(r.starts[mid]))?;
-    let over = b.push(JA, 0, 0, 0)?;
-    tree(b, r, lo, mid)?;
-    b.insns.get_mut(over)?.k = (b.n - over - 1) as u32;
-    tree(b, r, mid, hi)
-}
-
 /// The whole filter: by number and text (`all` false), or every call by
 /// text (`all`).
 fn build(b: &mut Builder, all: bool) -> Option<()> {
@@ -220,18 +203,24 @@ fn build(b: &mut Builder, all: bool) -> Option<()> {
         return None;
     }
     if !all {
-        b.push(LD_W_ABS, 0, 0, OFF_ARCH)?;
-        b.push(JEQ_K, 1, 0, sys::AUDIT_ARCH_X86_64)?;
+        b.push(LD_W_ABS, 0, 0, bpf::OFF_ARCH)?;
+        b.push(JEQ_K, 1, 0, bpf::AUDIT_ARCH_X86_64)?;
         b.jump_to_check()?;
-        b.push(LD_W_ABS, 0, 0, OFF_NR)?;
+        b.push(LD_W_ABS, 0, 0, bpf::OFF_NR)?;
         let r = runs();
-        tree(b, &r, 0, r.n)?;
+        bpf::search(b, r.n, &|i| u32::from(r.starts[i]), &mut |b: &mut Builder, i| {
+            if r.trap[i] {
+                b.jump_to_check()
+            } else {
+                b.push(RET_K, 0, 0, RET_ALLOW).map(|_| ())
+            }
+        })?;
     }
     // The text check: allowed from [lo, end), trapped elsewhere.
     let check = b.n;
-    b.push(LD_W_ABS, 0, 0, OFF_IP_HI)?;
+    b.push(LD_W_ABS, 0, 0, bpf::OFF_IP_HI)?;
     b.push(JEQ_K, 0, 4, (lo >> 32) as u32)?;
-    b.push(LD_W_ABS, 0, 0, OFF_IP_LO)?;
+    b.push(LD_W_ABS, 0, 0, bpf::OFF_IP_LO)?;
     b.push(JGE_K, 0, 2, lo as u32)?;
     b.push(JGE_K, 1, 0, end as u32)?;
     b.push(RET_K, 0, 0, RET_ALLOW)?;

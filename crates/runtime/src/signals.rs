@@ -686,7 +686,7 @@ pub fn program_dispatch(t: &mut Thread, uc: &mut UContext, nr: usize) -> bool {
         code: sys::SYS_USER_DISPATCH,
         _pad: 0,
         f0: ip as u64,
-        f1: (nr as u64 & 0xffff_ffff) | ((sys::AUDIT_ARCH_X86_64 as u64) << 32),
+        f1: (nr as u64 & 0xffff_ffff) | ((strata_proto::bpf::AUDIT_ARCH_X86_64 as u64) << 32),
         rest: [0; 12],
     };
     force_sigsys(t, uc, &info);

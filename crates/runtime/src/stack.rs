@@ -211,7 +211,7 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
     let mut passed: u32 = 0;
     let mut cookies = [core::mem::MaybeUninit::<u64>::uninit(); MAX_LAYERS];
     let mut outer_views = [core::mem::MaybeUninit::<usize>::uninit(); MAX_LAYERS];
-    let mut scratch = 0u64;
+    let mut scratch: u64;
     // What a hook sets: the layer running (a panic or fault names it), once
     // per hook; the call, once; its view of the call only for execve (what
     // `exec_commit` shows it); all put back at the end.
@@ -242,8 +242,12 @@ fn descend<const BEFORES: bool>(first: u8, c: &mut Call) -> i64 {
         if let Some(f) = h.before {
             // With BEFORES no `after` reads a cookie: one scratch word
             // serves every layer.
-            let cookie = if BEFORES { &mut scratch } else { cookies[i].write(0) };
-            *cookie = 0;
+            let cookie = if BEFORES {
+                scratch = 0;
+                &mut scratch
+            } else {
+                cookies[i].write(0)
+            };
             let x = f(h.state, c, cookie);
             if x != abi::CONTINUE {
                 // Served here: this layer's `after` does not run.

@@ -109,7 +109,6 @@ pub const SYSCALL_DISPATCH_FILTER_BLOCK: u8 = 1;
 pub const SYS_USER_DISPATCH: i32 = 2;
 /// SIGSYS si_code of a seccomp filter's SECCOMP_RET_TRAP.
 pub const SYS_SECCOMP: i32 = 1;
-pub const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 
 pub const ARCH_SET_GS: usize = 0x1001;
 pub const ARCH_GET_GS: usize = 0x1004;

@@ -361,15 +361,25 @@ fn programs(specs: &[Spec]) -> Result<Vec<BpfProgram>, PolicyError> {
 /// many calls.
 fn merge(specs: &[Spec]) -> Option<BpfProgram> {
     use seccompiler::sock_filter;
-    const LD_W_ABS: u16 = 0x20;
-    const ALU_AND_K: u16 = 0x54;
-    const JA: u16 = 0x05;
-    const JEQ_K: u16 = 0x15;
-    const JGE_K: u16 = 0x35;
-    const RET_K: u16 = 0x06;
-    const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
-    const ALLOW: u32 = 0x7fff_0000;
-    const KILL_PROCESS: u32 = 0x8000_0000;
+    use strata_proto::bpf::{
+        self, Emit, ALU_AND_K, AUDIT_ARCH_X86_64, JA, JEQ_K, LD_W_ABS, OFF_ARCH, OFF_ARGS, OFF_NR, RET_ALLOW as ALLOW,
+        RET_K, RET_KILL_PROCESS,
+    };
+    /// The program being written, for [`bpf::search`].
+    struct Out<'a>(&'a mut Vec<sock_filter>);
+    impl Emit for Out<'_> {
+        fn push(&mut self, code: u16, jt: u8, jf: u8, k: u32) -> Option<usize> {
+            self.0.push(sock_filter { code, jt, jf, k });
+            Some(self.0.len() - 1)
+        }
+        fn next_at(&self) -> usize {
+            self.0.len()
+        }
+        fn set_k(&mut self, at: usize, k: u32) -> Option<()> {
+            self.0.get_mut(at)?.k = k;
+            Some(())
+        }
+    }
     let act = |a: &SeccompAction| match a {
         SeccompAction::Allow | SeccompAction::Errno(_) => Some(u32::from(a.clone())),
         _ => None,
@@ -414,64 +424,29 @@ fn merge(specs: &[Spec]) -> Option<BpfProgram> {
     }
     let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     let mut out = vec![
-        ins(LD_W_ABS, 0, 0, 4),
+        ins(LD_W_ABS, 0, 0, OFF_ARCH),
         ins(JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
-        ins(RET_K, 0, 0, KILL_PROCESS),
-        ins(LD_W_ABS, 0, 0, 0),
+        ins(RET_K, 0, 0, RET_KILL_PROCESS),
+        ins(LD_W_ABS, 0, 0, OFF_NR),
     ];
     // Jumps to patch: (position of a `ja`, label); labels: positions.
     let mut jumps: Vec<(usize, usize)> = Vec::new();
     let mut labels: Vec<usize> = Vec::new();
     let mut blocks: Vec<(i64, usize)> = Vec::new();
-    fn tree(
-        out: &mut Vec<sock_filter>,
-        runs: &[(u32, Leaf)],
-        jumps: &mut Vec<(usize, usize)>,
-        labels: &mut Vec<usize>,
-        blocks: &mut Vec<(i64, usize)>,
-    ) {
-        if let [(_, leaf)] = runs {
-            match *leaf {
-                Leaf::Ret(v) => out.push(sock_filter {
-                    code: RET_K,
-                    jt: 0,
-                    jf: 0,
-                    k: v,
-                }),
-                Leaf::Block(n) => {
-                    labels.push(usize::MAX);
-                    blocks.push((n, labels.len() - 1));
-                    jumps.push((out.len(), labels.len() - 1));
-                    out.push(sock_filter {
-                        code: JA,
-                        jt: 0,
-                        jf: 0,
-                        k: 0,
-                    });
-                }
+    bpf::search(
+        &mut Out(&mut out),
+        runs.len(),
+        &|i| runs[i].0,
+        &mut |e: &mut Out, i| match runs[i].1 {
+            Leaf::Ret(v) => e.push(RET_K, 0, 0, v).map(|_| ()),
+            Leaf::Block(n) => {
+                labels.push(usize::MAX);
+                blocks.push((n, labels.len() - 1));
+                jumps.push((e.next_at(), labels.len() - 1));
+                e.push(JA, 0, 0, 0).map(|_| ())
             }
-            return;
-        }
-        let mid = runs.len() / 2;
-        // number >= the upper half's first: to the `ja` over the lower half.
-        out.push(sock_filter {
-            code: JGE_K,
-            jt: 0,
-            jf: 1,
-            k: runs[mid].0,
-        });
-        let over = out.len();
-        out.push(sock_filter {
-            code: JA,
-            jt: 0,
-            jf: 0,
-            k: 0,
-        });
-        tree(out, &runs[..mid], jumps, labels, blocks);
-        out[over].k = (out.len() - over - 1) as u32;
-        tree(out, &runs[mid..], jumps, labels, blocks);
-    }
-    tree(&mut out, &runs, &mut jumps, &mut labels, &mut blocks);
+        },
+    )?;
     for (n, label) in blocks {
         labels[label] = out.len();
         for (s, &(mismatch, hit)) in specs.iter().zip(&acts).rev() {
@@ -499,7 +474,7 @@ fn merge(specs: &[Spec]) -> Option<BpfProgram> {
                 labels.push(usize::MAX);
                 let next_rule = labels.len() - 1;
                 for c in r {
-                    let at = 16 + 8 * u32::from(c.arg);
+                    let at = OFF_ARGS + 8 * u32::from(c.arg);
                     let words: &[(u32, u32, u32)] = &[
                         (at, c.mask as u32, (c.val & c.mask) as u32),
                         (at + 4, (c.mask >> 32) as u32, ((c.val & c.mask) >> 32) as u32),
