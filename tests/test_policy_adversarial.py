@@ -131,11 +131,19 @@ def scratch():
 # ------------------------------------------------------------------ the directories attacks get
 
 
+def config_version() -> str:
+    """The launch configuration's version (strata_proto::VERSION)."""
+    m = re.search(r"pub const VERSION: u32 = (\d+);", (ROOT / "crates/proto/src/lib.rs").read_text())
+    assert m, "no VERSION in crates/proto/src/lib.rs"
+    return m.group(1)
+
+
 def make_dir(attack: Attack, scratch: Path):
     """The attack's arguments, and a check of the file system after a run that must have changed nothing."""
     if attack.name == "reexec_rt":
-        # Natively there is no strata-rt in the process to find: it is named here.
-        return [str(STRATA.parent / "strata-rt")], lambda: None
+        # Natively there is no strata-rt in the process to find, nor a
+        # configuration to read the version from: both are named here.
+        return [str(STRATA.parent / "strata-rt"), config_version()], lambda: None
     if not attack.dir:
         return [], lambda: None
     d = scratch / "target"
@@ -465,7 +473,7 @@ def test_as_nobody(built, policy_supported, nobody_strata, scratch, attack):
     assert nobody_can_run(built[attack.name]), f"nobody cannot run {built[attack.name]}"
     args, check = make_dir(attack, scratch)
     if attack.name == "reexec_rt":
-        args = [str(nobody_strata.parent / "strata-rt")]
+        args = [str(nobody_strata.parent / "strata-rt"), config_version()]
     r = go([nobody_strata, "run", *POLICIES, "--", built[attack.name], *args], user="nobody")
     blocked(attack, r)
     check()

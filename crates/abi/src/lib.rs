@@ -237,10 +237,19 @@ impl Interest {
     }
 
     /// Every call with at least one path operand.
-    pub fn with_paths(mut self) -> Interest {
+    pub fn with_paths(self) -> Interest {
+        self.with_paths_where(|_| true)
+    }
+
+    /// Every call with at least one path operand whose op `keep` accepts (a
+    /// layer that checks only what some ops do to a path, such as a policy
+    /// restricting writes, need not see `stat` or `readlink`).
+    pub fn with_paths_where(mut self, keep: impl Fn(Op) -> bool) -> Interest {
         for nr in 0..MAX_NR as u32 {
-            if personality::takes_path(nr) {
-                self.insert(nr);
+            if let Some(op) = personality::path_op(nr) {
+                if keep(op) {
+                    self.insert(nr);
+                }
             }
         }
         self

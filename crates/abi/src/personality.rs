@@ -447,8 +447,9 @@ pub(crate) fn may_be(nr: u32, op: Op) -> bool {
 }
 
 /// Whether call `nr` has a path operand.
-pub(crate) fn takes_path(nr: u32) -> bool {
-    row(nr).is_some_and(|r| !r.3.is_empty())
+/// The op of call `nr` when it has a path operand.
+pub(crate) fn path_op(nr: u32) -> Option<Op> {
+    row(nr).filter(|r| !r.3.is_empty()).map(|r| r.2)
 }
 
 /// Every modelled Linux call: (nr, name, op). For docs and tests.

@@ -182,7 +182,10 @@ impl Extension for Sandbox {
             }
         }
         if p.npaths > 0 || p.restricted != 0 {
-            i = i.with_paths();
+            // Only ops that can need a kind some rule speaks about: with
+            // writes restricted, stat, access and readlink (a build makes
+            // tens of thousands) do not enter the layer.
+            i = i.with_paths_where(|o| op_kinds(o) & p.relevant != 0);
             i.insert(nr::EXECVE);
             i.insert(nr::EXECVEAT);
         }
@@ -252,6 +255,19 @@ impl Extension for Sandbox {
 }
 
 // ---- decisions ----------------------------------------------------------------
+
+/// Every access kind a call of op `o` can need for a path operand
+/// ([`Sandbox::kinds_of`] gives one call's, a subset of these; an open
+/// with O_CREAT may also need CREATE).
+fn op_kinds(o: Op) -> u8 {
+    match o {
+        Op::StreamOpen => kind::READ | kind::WRITE | kind::CREATE,
+        Op::StreamDelete | Op::StreamRename | Op::StreamLink | Op::StreamCreateDir => kind::CREATE,
+        Op::StreamSetAttr | Op::StreamSetLength => kind::WRITE,
+        Op::ProcessExec => kind::EXECUTE,
+        _ => 0,
+    }
+}
 
 impl Sandbox {
     fn sys_verdict(&self, n: u32) -> Verdict {
@@ -354,7 +370,7 @@ impl Sandbox {
     }
 
     /// The access kinds operand `slot` of `c` needs (before the O_CREAT
-    /// existence check).
+    /// existence check): some of [`op_kinds`] of its op.
     fn kinds_of(&self, c: &Call, slot: &strata_ext::PathSlot) -> Result<(u8, bool), i64> {
         let op = c.op();
         Ok(match op {

@@ -268,28 +268,31 @@ impl Policy {
     #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
     fn put(&mut self, s: &str) -> Result<Span, InitError> {
         let at = self.used;
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            let c = match b[i] {
-                b'%' => {
-                    let hi = b.get(i + 1).copied().and_then(hexval);
-                    let lo = b.get(i + 2).copied().and_then(hexval);
-                    let (Some(hi), Some(lo)) = (hi, lo) else {
-                        return Err(bad("escape", s));
-                    };
-                    i += 2;
-                    hi << 4 | lo
-                }
-                c => c,
-            };
-            let slot = self
+        let mut rest = s.as_bytes();
+        // Runs without an escape are copied whole (every process start
+        // parses some kilobytes of labels and prefixes).
+        loop {
+            let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
+            let (plain, tail) = rest.split_at(run);
+            let end = self.used + plain.len() + usize::from(!tail.is_empty());
+            let dst = self
                 .text
-                .get_mut(self.used)
+                .get_mut(self.used..end)
                 .ok_or_else(|| InitError::new("policy: the rules' text is too long"))?;
-            *slot = c;
-            self.used += 1;
-            i += 1;
+            let Some((last, head)) = dst.split_last_mut().filter(|_| !tail.is_empty()) else {
+                dst.copy_from_slice(plain);
+                self.used = end;
+                break;
+            };
+            head.copy_from_slice(plain);
+            let hi = tail.get(1).copied().and_then(hexval);
+            let lo = tail.get(2).copied().and_then(hexval);
+            let (Some(hi), Some(lo)) = (hi, lo) else {
+                return Err(bad("escape", s));
+            };
+            *last = hi << 4 | lo;
+            self.used = end;
+            rest = &tail[3..];
         }
         Ok(Span {
             at: at as u16,

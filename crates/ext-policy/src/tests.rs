@@ -103,10 +103,71 @@ fn bad_compiled_text() {
         "v=1;net=c,allow,13,2,-,9-x,any,0,x",
         "v=1;default=deny,0",
         "v=1;name=%zz",
+        "v=1;name=ab%2",
+        "v=1;name=ab%",
+        "v=1;name=%25%",
         "v=1;bogus=1",
     ] {
         assert!(Sandbox::new(t).is_err(), "{t}");
     }
     let s = policy("v=1;name=a%3bb;default=log,1");
     assert_eq!(s.p.text(s.p.name), b"a;b");
+    let s = policy("v=1;name=%25%2c%3b;default=log,1;path=w,allow,13,/a%2cb%25,x%3b");
+    assert_eq!(s.p.text(s.p.name), b"%,;");
+    assert_eq!(s.p.text(s.p.paths[0].prefix), b"/a,b%");
+    assert_eq!(s.p.text(s.p.paths[0].label), b"x;");
+    // The text pool's end: what fits is taken whole, one byte more is refused.
+    let fill = |n: usize| std::format!("v=1;name={}", "n".repeat(n));
+    assert!(Sandbox::new(&fill(spec::TEXT_CAP)).is_ok());
+    assert!(Sandbox::new(&fill(spec::TEXT_CAP + 1)).is_err());
+    assert!(Sandbox::new(&std::format!("v=1;name={}%41", "n".repeat(spec::TEXT_CAP))).is_err());
+}
+
+/// What a call of each modelled number can need is within what its op can
+/// need, so the narrowed interest drops no call a rule speaks about; and
+/// the calls that only look at a path stay out of it.
+#[test]
+fn path_interest_covers_every_kind_a_call_needs() {
+    let s = policy("v=1;name=t;default=allow,13;kernel;restrict=wc,13;path=wc,allow,13,/tmp/out,paths.write[0]");
+    let i = s.interest();
+    for flags in [0u64, 1, 2, 0o100, 0o1001, 0o20200000, 0o10000000, 0x100, 0x400, 0x1000] {
+        for (nr, name, op) in strata_abi::modelled() {
+            let mut args = [0u64; 6];
+            for a in args.iter_mut() {
+                *a = flags;
+            }
+            let c = Call::new(nr, args, 1, 1);
+            for slot in c.path_slots() {
+                // openat2's how is read from memory: flags 0 there (EFAULT).
+                let Ok((k, creat)) = s.kinds_of(&c, slot) else { continue };
+                let need = k | if creat { kind::CREATE } else { 0 };
+                assert_eq!(need & !op_kinds(op), 0, "{name} with {flags:o} needs {need:b}");
+                if need & s.p.relevant != 0 {
+                    assert!(i.contains(nr), "{name} with {flags:o} is not seen");
+                }
+            }
+        }
+    }
+    for nr in [
+        257, /* openat */
+        nr::OPEN,
+        87, /* unlink */
+        76, /* truncate */
+        90, /* chmod */
+        nr::EXECVE,
+    ] {
+        assert!(i.contains(nr), "{nr}");
+    }
+    for nr in [
+        4,   /* stat */
+        21,  /* access */
+        89,  /* readlink */
+        262, /* newfstatat */
+        332, /* statx */
+    ] {
+        assert!(!i.contains(nr), "{nr}");
+    }
+    // Only execution restricted: opens stay out too.
+    let s = policy("v=1;name=t;default=allow,13;restrict=x,13;path=x,allow,13,/usr,paths.execute[0]");
+    assert!(!s.interest().contains(257) && s.interest().contains(nr::EXECVE));
 }

@@ -22,10 +22,10 @@ pub mod bpf;
 /// The environment variable carrying the launch configuration.
 pub const ENV_VAR: &[u8] = b"STRATA_RT";
 /// Version of the encoding below; bumped on any incompatible change.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
-/// Longest stack specification the variable carries (it is hex-encoded, and
-/// one environment string may not exceed 128 KiB).
+/// Longest stack specification the variable carries (escaped, it is at most
+/// three times as long, and one environment string may not exceed 128 KiB).
 pub const SPEC_MAX: usize = 16 * 1024;
 
 /// Flag: follow execve (load the new image under strata again).
@@ -63,9 +63,9 @@ pub struct Config<'a> {
     pub mask: Option<u64>,
     /// Path of the session file (empty when no extension is loaded).
     pub session: &'a [u8],
-    /// The stack specification ([`spec`]), hex-encoded as it is in the
-    /// variable; [`Config::spec`] decodes it.
-    pub spec_hex: &'a [u8],
+    /// The stack specification ([`spec`]), escaped as it is in the
+    /// variable ([`Config::encode_with_spec`]); [`Config::spec`] decodes it.
+    pub spec_esc: &'a [u8],
     /// Path of the program to load, as given to execve (relative paths are
     /// relative to the working directory).
     pub program: &'a [u8],
@@ -107,11 +107,15 @@ impl ProtoError {
 const SEP: u8 = b'|';
 
 impl<'a> Config<'a> {
-    /// Encodes as `VERSION|FLAGS_HEX|MASK_HEX|SESSION|SPEC_HEX|PROGRAM` (MASK_HEX
-    /// empty for no mask) into `out`
-    /// with the raw specification `spec` (`spec_hex` is ignored); returns the
-    /// length written. The program path goes last so it may contain the
-    /// separator.
+    /// Encodes as `VERSION|FLAGS_HEX|MASK_HEX|SESSION|SPEC|PROGRAM` (MASK_HEX
+    /// empty for no mask) into `out` with the raw specification `spec`
+    /// (`spec_esc` is ignored); returns the length written. The program
+    /// path goes last so it may contain the separator. SPEC is the
+    /// specification's bytes as they are but for `%`, the separator and
+    /// NUL, each written `%XX` (two lower-case hex digits): every exec
+    /// copies it twice (decoded at start, encoded again for the next
+    /// image), and a policy's is some kilobytes, so most of it is copied
+    /// in runs rather than translated byte by byte.
     pub fn encode_with_spec(&self, spec: &[u8], out: &mut [u8]) -> Result<usize, ProtoError> {
         if self.session.contains(&SEP) || self.session.contains(&0) || self.program.contains(&0) {
             return Err(ProtoError::BadPath);
@@ -130,8 +134,16 @@ impl<'a> Config<'a> {
         w.put(&[SEP])?;
         w.put(self.session)?;
         w.put(&[SEP])?;
-        for &b in spec {
-            w.put(&[HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])?;
+        let mut rest = spec;
+        while !rest.is_empty() {
+            let run = rest.iter().position(|&b| escaped(b)).unwrap_or(rest.len());
+            w.put(&rest[..run])?;
+            if let Some(&b) = rest.get(run) {
+                w.put(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])?;
+                rest = &rest[run + 1..];
+            } else {
+                rest = &[];
+            }
         }
         w.put(&[SEP])?;
         w.put(self.program)?;
@@ -140,22 +152,28 @@ impl<'a> Config<'a> {
 
     /// Decodes the specification into `out`; returns it.
     pub fn spec<'o>(&self, out: &'o mut [u8]) -> Result<&'o [u8], ProtoError> {
-        let n = self.spec_hex.len() / 2;
-        if self.spec_hex.len() & 1 != 0 || n > out.len() {
-            return Err(ProtoError::BadSpec);
+        let mut n = 0;
+        let mut rest = self.spec_esc;
+        loop {
+            let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
+            out.get_mut(n..n + run)
+                .ok_or(ProtoError::BadSpec)?
+                .copy_from_slice(&rest[..run]);
+            n += run;
+            let Some(esc) = rest.get(run..run + 3) else {
+                if run == rest.len() {
+                    return Ok(&out[..n]);
+                }
+                return Err(ProtoError::BadSpec);
+            };
+            let (hi, lo) = (HEX_VAL[esc[1] as usize], HEX_VAL[esc[2] as usize]);
+            if hi | lo > 15 {
+                return Err(ProtoError::BadSpec);
+            }
+            *out.get_mut(n).ok_or(ProtoError::BadSpec)? = hi << 4 | lo;
+            n += 1;
+            rest = &rest[run + 3..];
         }
-        // Every exec decodes it (a policy's is some kilobytes): a table
-        // lookup per digit, one check at the end.
-        let mut bad = 0;
-        for (o, pair) in out.iter_mut().zip(self.spec_hex.chunks_exact(2)) {
-            let (hi, lo) = (HEX_VAL[pair[0] as usize], HEX_VAL[pair[1] as usize]);
-            bad |= hi | lo;
-            *o = hi << 4 | lo & 15;
-        }
-        if bad > 15 {
-            return Err(ProtoError::BadSpec);
-        }
-        Ok(&out[..n])
     }
 
     /// Decodes the value of [`ENV_VAR`].
@@ -165,7 +183,7 @@ impl<'a> Config<'a> {
         let flags = parts.next().ok_or(ProtoError::MissingField)?;
         let mask = parts.next().ok_or(ProtoError::MissingField)?;
         let session = parts.next().ok_or(ProtoError::MissingField)?;
-        let spec_hex = parts.next().ok_or(ProtoError::MissingField)?;
+        let spec_esc = parts.next().ok_or(ProtoError::MissingField)?;
         let program = parts.next().ok_or(ProtoError::MissingField)?;
         if parse_num(ver, 10).ok_or(ProtoError::BadVersion)? != VERSION as u64 {
             return Err(ProtoError::BadVersion);
@@ -179,14 +197,15 @@ impl<'a> Config<'a> {
         if program.is_empty() {
             return Err(ProtoError::BadPath);
         }
-        if spec_hex.len() > 2 * SPEC_MAX || spec_hex.iter().fold(0, |bad, &c| bad | HEX_VAL[c as usize]) > 15 {
+        // The escapes are checked when the specification is decoded.
+        if spec_esc.len() > 3 * SPEC_MAX {
             return Err(ProtoError::BadSpec);
         }
         Ok(Config {
             flags,
             mask,
             session,
-            spec_hex,
+            spec_esc,
             program,
         })
     }
@@ -199,6 +218,11 @@ impl<'a> Config<'a> {
 struct Writer<'o> {
     out: &'o mut [u8],
     pos: usize,
+}
+
+/// Bytes the specification's encoding escapes.
+fn escaped(b: u8) -> bool {
+    b == b'%' || b == SEP || b == 0
 }
 
 impl Writer<'_> {
@@ -418,7 +442,7 @@ mod tests {
             flags: FLAG_FOLLOW_EXEC | 2,
             mask: None,
             session,
-            spec_hex: b"",
+            spec_esc: b"",
             program,
         }
     }
@@ -428,7 +452,7 @@ mod tests {
         let c = cfg(b"/tmp/x", b"./a|b");
         let mut buf = [0u8; 64];
         let n = c.encode_with_spec(b"null\t\n", &mut buf).unwrap();
-        assert_eq!(&buf[..n], b"3|3||/tmp/x|6e756c6c090a|./a|b");
+        assert_eq!(&buf[..n], b"4|3||/tmp/x|null\t\n|./a|b");
         let d = Config::decode(&buf[..n]).unwrap();
         assert_eq!(
             (d.flags, d.mask, d.session, d.program),
@@ -440,23 +464,65 @@ mod tests {
         };
         let mut buf2 = [0u8; 64];
         let n = m.encode_with_spec(b"", &mut buf2).unwrap();
-        assert_eq!(&buf2[..n], b"3|3|8000000000000201|/tmp/x||./a|b");
+        assert_eq!(&buf2[..n], b"4|3|8000000000000201|/tmp/x||./a|b");
         assert_eq!(Config::decode(&buf2[..n]).unwrap().mask, Some(0x8000_0000_0000_0201));
         let mut spec = [0u8; 16];
         assert_eq!(d.spec(&mut spec).unwrap(), b"null\t\n");
         assert_eq!(d.spec(&mut [0u8; 2]), Err(ProtoError::BadSpec));
     }
 
+    /// Every byte value, alone and in runs, comes back as it went; only the
+    /// escaped ones grow, and the separator never appears in the field.
+    #[test]
+    fn every_spec_byte_round_trips() {
+        let mut spec = [0u8; 3 * 256];
+        for (i, b) in spec.iter_mut().enumerate() {
+            *b = match i % 3 {
+                0 => (i / 3) as u8,
+                1 => b'a',
+                _ => (255 - i / 3) as u8,
+            };
+        }
+        let c = cfg(b"/s", b"p|q");
+        let mut buf = [0u8; 4096];
+        let n = c.encode_with_spec(&spec, &mut buf).unwrap();
+        let escapes = spec.iter().filter(|&&b| escaped(b)).count();
+        assert_eq!(n, "4|3||/s||p|q".len() + spec.len() + 2 * escapes);
+        assert!(!buf[..n].contains(&0));
+        let d = Config::decode(&buf[..n]).unwrap();
+        assert!(!d.spec_esc.contains(&SEP));
+        assert_eq!(d.program, b"p|q");
+        let mut out = [0u8; 3 * 256];
+        assert_eq!(d.spec(&mut out).unwrap(), &spec[..]);
+        assert_eq!(d.spec(&mut [0u8; 3 * 256 - 1]), Err(ProtoError::BadSpec));
+    }
+
     #[test]
     fn rejects_bad_input() {
-        assert_eq!(Config::decode(b"3|3||x|"), Err(ProtoError::MissingField));
+        assert_eq!(Config::decode(b"4|3||x|"), Err(ProtoError::MissingField));
         assert_eq!(Config::decode(b"2|3|x||y"), Err(ProtoError::MissingField));
-        assert_eq!(Config::decode(b"2|3||x||y"), Err(ProtoError::BadVersion));
-        assert_eq!(Config::decode(b"3|zz||x||y"), Err(ProtoError::BadFlags));
-        assert_eq!(Config::decode(b"3|3|1x|x||y"), Err(ProtoError::BadMask));
-        assert_eq!(Config::decode(b"3|3|11112222333344445|x||y"), Err(ProtoError::BadMask));
-        assert_eq!(Config::decode(b"3|3||x||"), Err(ProtoError::BadPath));
-        assert_eq!(Config::decode(b"3|3||x|0g|y"), Err(ProtoError::BadSpec));
+        assert_eq!(Config::decode(b"3|3||x||y"), Err(ProtoError::BadVersion));
+        assert_eq!(Config::decode(b"4|zz||x||y"), Err(ProtoError::BadFlags));
+        assert_eq!(Config::decode(b"4|3|1x|x||y"), Err(ProtoError::BadMask));
+        assert_eq!(Config::decode(b"4|3|11112222333344445|x||y"), Err(ProtoError::BadMask));
+        assert_eq!(Config::decode(b"4|3||x||"), Err(ProtoError::BadPath));
+        // Escapes that are not `%` and two lower-case hex digits.
+        let mut out = [0u8; 16];
+        for bad in [&b"4|3||x|a%0g|y"[..], b"4|3||x|a%2|y", b"4|3||x|%|y", b"4|3||x|%2F|y"] {
+            let c = Config::decode(bad).unwrap();
+            assert_eq!(
+                c.spec(&mut out),
+                Err(ProtoError::BadSpec),
+                "{:?}",
+                core::str::from_utf8(bad)
+            );
+        }
+        let long = [b'x'; 3 * SPEC_MAX + 1];
+        let mut v = [0u8; 3 * SPEC_MAX + 16];
+        v[..7].copy_from_slice(b"4|3||x|");
+        v[7..7 + long.len()].copy_from_slice(&long);
+        v[7 + long.len()..9 + long.len()].copy_from_slice(b"|y");
+        assert_eq!(Config::decode(&v[..9 + long.len()]), Err(ProtoError::BadSpec));
         assert_eq!(
             cfg(b"a|b", b"p").encode_with_spec(b"", &mut [0u8; 64]),
             Err(ProtoError::BadPath)
@@ -466,6 +532,11 @@ mod tests {
             Err(ProtoError::TooLong)
         );
         let big = [b'x'; SPEC_MAX + 1];
+        // Escapes make it longer than the output.
+        assert_eq!(
+            cfg(b"", b"p").encode_with_spec(b"%%%%", &mut [0u8; 16]),
+            Err(ProtoError::TooLong)
+        );
         assert_eq!(
             cfg(b"", b"p").encode_with_spec(&big, &mut [0u8; 64]),
             Err(ProtoError::TooLong)

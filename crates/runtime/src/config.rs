@@ -114,7 +114,7 @@ const PREFIX: &[u8] = b"STRATA_RT=";
 
 /// Upper bound of `encode_env`'s output for `program`.
 pub fn encoded_len(program: &[u8]) -> usize {
-    PREFIX.len() + 48 + session().len() + 2 * spec().len() + program.len()
+    PREFIX.len() + 48 + session().len() + 3 * spec().len() + program.len()
 }
 
 /// Writes `STRATA_RT=<config for program>` into `out`, with the program's
@@ -133,7 +133,7 @@ pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
         flags: flags() & !own | state,
         mask: Some(mask),
         session: session(),
-        spec_hex: b"",
+        spec_esc: b"",
         program,
     };
     let n = c.encode_with_spec(spec(), out.get_mut(PREFIX.len()..)?).ok()?;

@@ -8,15 +8,17 @@
  * The static probe then runs under a strata with no policy layer at all:
  * only the inherited seccomp filter and Landlock domain can stop its
  * socket(AF_INET). Natively there is no strata-rt in the process: the test
- * passes its path as argv[1], and the probe's socket succeeds.
- * Usage: reexec_rt [STRATA_RT_BINARY] */
+ * passes its path as argv[1] and the configuration's version as argv[2], and
+ * the probe's socket succeeds.
+ * Usage: reexec_rt [STRATA_RT_BINARY VERSION] */
 #include "attack.h"
 
 static struct gadget g;
 
-/* The configuration's version, from the kernel's copy of our environment. */
-static void config_version(char *out, size_t size) {
-    snprintf(out, size, "3");
+/* The configuration's version, from the kernel's copy of our environment
+ * (`fallback` when strata is not there). */
+static void config_version(char *out, size_t size, const char *fallback) {
+    snprintf(out, size, "%s", fallback);
     char path[64], buf[1 << 16];
     snprintf(path, sizeof path, "/proc/%d/environ", getpid());
     int fd = open(path, O_RDONLY);
@@ -44,7 +46,7 @@ int main(int argc, char **argv) {
         setup_failed("no strata-rt mapped and none given");
     char probe[4096], version[32], config[8192];
     probe_path(argv[0], probe, sizeof probe);
-    config_version(version, sizeof version);
+    config_version(version, sizeof version, argc > 2 ? argv[2] : "0");
     snprintf(config, sizeof config, "STRATA_RT=%s|0||||%s", version, probe);
     char *nargv[] = {probe, "strata-rt re-exec'd with no layers", NULL};
     char *nenv[] = {config, "PATH=/usr/bin:/bin", NULL};
