@@ -446,7 +446,6 @@ pub(crate) fn may_be(nr: u32, op: Op) -> bool {
         )
 }
 
-/// Whether call `nr` has a path operand.
 /// The op of call `nr` when it has a path operand.
 pub(crate) fn path_op(nr: u32) -> Option<Op> {
     row(nr).filter(|r| !r.3.is_empty()).map(|r| r.2)

@@ -204,7 +204,7 @@ pub fn encode_config(flags: u32, session: &[u8], spec: &[u8], program: &[u8]) ->
         spec_esc: b"",
         program,
     };
-    let mut buf = vec![0u8; session.len() + 3 * spec.len() + program.len() + 64];
+    let mut buf = vec![0u8; session.len() + strata_proto::escaped_len_max(spec.len()) + program.len() + 64];
     let n = cfg
         .encode_with_spec(spec, &mut buf)
         .map_err(|e| Error::Config(e.message()))?;

@@ -30,6 +30,7 @@
 //! ACT is `allow`, `deny` or `log` (allow, with a log line).
 
 use strata_ext::InitError;
+use strata_proto::Unescape;
 
 /// Most `path=` items.
 pub const MAX_PATH_RULES: usize = 64;
@@ -268,35 +269,15 @@ impl Policy {
     #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
     fn put(&mut self, s: &str) -> Result<Span, InitError> {
         let at = self.used;
-        let mut rest = s.as_bytes();
-        // Runs without an escape are copied whole (every process start
-        // parses some kilobytes of labels and prefixes).
-        loop {
-            let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
-            let (plain, tail) = rest.split_at(run);
-            let end = self.used + plain.len() + usize::from(!tail.is_empty());
-            let dst = self
-                .text
-                .get_mut(self.used..end)
-                .ok_or_else(|| InitError::new("policy: the rules' text is too long"))?;
-            let Some((last, head)) = dst.split_last_mut().filter(|_| !tail.is_empty()) else {
-                dst.copy_from_slice(plain);
-                self.used = end;
-                break;
-            };
-            head.copy_from_slice(plain);
-            let hi = tail.get(1).copied().and_then(hexval);
-            let lo = tail.get(2).copied().and_then(hexval);
-            let (Some(hi), Some(lo)) = (hi, lo) else {
-                return Err(bad("escape", s));
-            };
-            *last = hi << 4 | lo;
-            self.used = end;
-            rest = &tail[3..];
-        }
+        let room = self.text.get_mut(at..).unwrap_or_default();
+        let n = strata_proto::unescape(s.as_bytes(), room, hexval).map_err(|e| match e {
+            Unescape::TooLong => InitError::new("policy: the rules' text is too long"),
+            Unescape::Malformed => bad("escape", s),
+        })?;
+        self.used += n;
         Ok(Span {
             at: at as u16,
-            len: (self.used - at) as u16,
+            len: n as u16,
         })
     }
 

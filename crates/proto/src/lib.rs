@@ -135,15 +135,12 @@ impl<'a> Config<'a> {
         w.put(self.session)?;
         w.put(&[SEP])?;
         let mut rest = spec;
-        while !rest.is_empty() {
+        loop {
             let run = rest.iter().position(|&b| escaped(b)).unwrap_or(rest.len());
             w.put(&rest[..run])?;
-            if let Some(&b) = rest.get(run) {
-                w.put(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])?;
-                rest = &rest[run + 1..];
-            } else {
-                rest = &[];
-            }
+            let Some(&b) = rest.get(run) else { break };
+            w.put(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]])?;
+            rest = &rest[run + 1..];
         }
         w.put(&[SEP])?;
         w.put(self.program)?;
@@ -152,27 +149,10 @@ impl<'a> Config<'a> {
 
     /// Decodes the specification into `out`; returns it.
     pub fn spec<'o>(&self, out: &'o mut [u8]) -> Result<&'o [u8], ProtoError> {
-        let mut n = 0;
-        let mut rest = self.spec_esc;
-        loop {
-            let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
-            out.get_mut(n..n + run)
-                .ok_or(ProtoError::BadSpec)?
-                .copy_from_slice(&rest[..run]);
-            n += run;
-            let Some(esc) = rest.get(run..run + 3) else {
-                if run == rest.len() {
-                    return Ok(&out[..n]);
-                }
-                return Err(ProtoError::BadSpec);
-            };
-            let (hi, lo) = (HEX_VAL[esc[1] as usize], HEX_VAL[esc[2] as usize]);
-            if hi | lo > 15 {
-                return Err(ProtoError::BadSpec);
-            }
-            *out.get_mut(n).ok_or(ProtoError::BadSpec)? = hi << 4 | lo;
-            n += 1;
-            rest = &rest[run + 3..];
+        let lower_hex = |c: u8| Some(HEX_VAL[c as usize]).filter(|&v| v < 16);
+        match unescape(self.spec_esc, out, lower_hex) {
+            Ok(n) => Ok(&out[..n]),
+            Err(_) => Err(ProtoError::BadSpec),
         }
     }
 
@@ -198,7 +178,7 @@ impl<'a> Config<'a> {
             return Err(ProtoError::BadPath);
         }
         // The escapes are checked when the specification is decoded.
-        if spec_esc.len() > 3 * SPEC_MAX {
+        if spec_esc.len() > escaped_len_max(SPEC_MAX) {
             return Err(ProtoError::BadSpec);
         }
         Ok(Config {
@@ -223,6 +203,48 @@ struct Writer<'o> {
 /// Bytes the specification's encoding escapes.
 fn escaped(b: u8) -> bool {
     b == b'%' || b == SEP || b == 0
+}
+
+/// The longest the encoding of a specification of `n` bytes can be (every
+/// byte escaped).
+pub const fn escaped_len_max(n: usize) -> usize {
+    3 * n
+}
+
+/// Why [`unescape`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unescape {
+    /// A `%` not followed by two digits.
+    Malformed,
+    /// `out` is too small.
+    TooLong,
+}
+
+/// Copies `src` into `out` with each `%XX` (hex digits as `digit` reads
+/// them) written as the byte it stands for; the runs between escapes are
+/// copied whole. Returns the length written. (The launch configuration's
+/// specification, and the policy layer's compiled text, are percent-encoded
+/// this way; both are decoded at every process start.)
+pub fn unescape(src: &[u8], out: &mut [u8], digit: impl Fn(u8) -> Option<u8>) -> Result<usize, Unescape> {
+    let mut n = 0;
+    let mut rest = src;
+    loop {
+        let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
+        out.get_mut(n..n + run)
+            .ok_or(Unescape::TooLong)?
+            .copy_from_slice(&rest[..run]);
+        n += run;
+        if run == rest.len() {
+            return Ok(n);
+        }
+        let esc = rest.get(run + 1..run + 3).ok_or(Unescape::Malformed)?;
+        let (Some(hi), Some(lo)) = (digit(esc[0]), digit(esc[1])) else {
+            return Err(Unescape::Malformed);
+        };
+        *out.get_mut(n).ok_or(Unescape::TooLong)? = hi << 4 | lo;
+        n += 1;
+        rest = &rest[run + 3..];
+    }
 }
 
 impl Writer<'_> {
@@ -517,8 +539,8 @@ mod tests {
                 core::str::from_utf8(bad)
             );
         }
-        let long = [b'x'; 3 * SPEC_MAX + 1];
-        let mut v = [0u8; 3 * SPEC_MAX + 16];
+        let long = [b'x'; escaped_len_max(SPEC_MAX) + 1];
+        let mut v = [0u8; escaped_len_max(SPEC_MAX) + 16];
         v[..7].copy_from_slice(b"4|3||x|");
         v[7..7 + long.len()].copy_from_slice(&long);
         v[7 + long.len()..9 + long.len()].copy_from_slice(b"|y");

@@ -114,7 +114,7 @@ const PREFIX: &[u8] = b"STRATA_RT=";
 
 /// Upper bound of `encode_env`'s output for `program`.
 pub fn encoded_len(program: &[u8]) -> usize {
-    PREFIX.len() + 48 + session().len() + 3 * spec().len() + program.len()
+    PREFIX.len() + 48 + session().len() + strata_proto::escaped_len_max(spec().len()) + program.len()
 }
 
 /// Writes `STRATA_RT=<config for program>` into `out`, with the program's
