@@ -8,16 +8,24 @@
 # child exits at once, wait; N times). Needs `perf` (software events only)
 # and gcc.
 #
-# Usage: bench/exec-cost.sh [--rounds R] [--execs N] [STRATA...]
+# With --policy FILE, each build also runs as `strata run --policy FILE --`
+# (its own rows), and everything runs in a scratch directory that has an
+# empty ./out (bench/policies/build.toml writes there). A policy may not let
+# a program run from the scratch directory, so the fork loop is then sh's
+# `( : )` subshell loop instead of fork_loop, for every configuration.
+#
+# Usage: bench/exec-cost.sh [--rounds R] [--execs N] [--policy FILE] [STRATA...]
 #   e.g. bench/exec-cost.sh /tmp/old/target/release/strata target/release/strata
+#        bench/exec-cost.sh --policy bench/policies/build.toml
 set -euo pipefail
-rounds=7 execs=300
+rounds=7 execs=300 policy=
 builds=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) rounds="$2"; shift 2 ;;
         --execs) execs="$2"; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --policy) policy="$(realpath "$2" 2>/dev/null || echo "$2")"; shift 2 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) builds+=("$1"); shift ;;
     esac
 done
@@ -28,27 +36,42 @@ command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2;
 script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -o "$tmp/fork_loop" "$root/bench/fork_loop.c"
+mkdir "$tmp/out"
+cd "$tmp"
+if [ -n "$policy" ]; then
+    subshells="i=0; while [ \$i -lt $execs ]; do ( : ); i=\$((i+1)); done"
+    forks() { cpu_faults "$@" /bin/sh -c "$subshells"; }
+    fork_what="sh's ( : ) subshell loop, $execs forks"
+    for b in "${builds[@]}"; do
+        "$b" run --policy "$policy" -- /bin/true ||
+            { echo "exec-cost.sh: $b cannot run /bin/true under $policy" >&2; exit 2; }
+    done
+else
+    forks() { cpu_faults "$@" "$tmp/fork_loop" "$execs"; }
+    fork_what="fork_loop $execs (fork, the child exits, wait)"
+fi
 one() { # prints "ms faults" for one run of the loop under "$@"
     cpu_faults "$@" /bin/sh -c "$script"
 }
-forks() { # the same for fork_loop
-    cpu_faults "$@" "$tmp/fork_loop" "$execs"
-}
+# Configurations: a name and the strata command line before the program.
+names=(native) cmds=("")
+for b in "${builds[@]}"; do
+    names+=("$b run --"); cmds+=("$b run --")
+    [ -z "$policy" ] || { names+=("$b run --policy $(basename "$policy") --"); cmds+=("$b run --policy $policy --"); }
+done
 declare -A ms faults fms ffaults
 for r in $(seq "$rounds"); do
-    read -r t f < <(one)
-    ms[native]+="$t "; faults[native]+="$f "
-    read -r t f < <(forks)
-    fms[native]+="$t "; ffaults[native]+="$f "
-    for b in "${builds[@]}"; do
-        read -r t f < <(one "$b" run --)
-        ms[$b]+="$t "; faults[$b]+="$f "
-        read -r t f < <(forks "$b" run --)
-        fms[$b]+="$t "; ffaults[$b]+="$f "
+    for i in "${!names[@]}"; do
+        # shellcheck disable=SC2086 # the command line is words
+        read -r t f < <(one ${cmds[$i]})
+        ms[${names[$i]}]+="$t "; faults[${names[$i]}]+="$f "
+        # shellcheck disable=SC2086
+        read -r t f < <(forks ${cmds[$i]})
+        fms[${names[$i]}]+="$t "; ffaults[${names[$i]}]+="$f "
     done
 done
 echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
 cost_table exec "$execs" ms faults
 echo
-echo "bench/exec-cost.sh: fork_loop $execs (fork, the child exits, wait), same rounds, medians"
+echo "bench/exec-cost.sh: $fork_what, same rounds, medians"
 cost_table fork "$execs" fms ffaults

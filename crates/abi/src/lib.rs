@@ -245,11 +245,9 @@ impl Interest {
     /// layer that checks only what some ops do to a path, such as a policy
     /// restricting writes, need not see `stat` or `readlink`).
     pub fn with_paths_where(mut self, keep: impl Fn(Op) -> bool) -> Interest {
-        for nr in 0..MAX_NR as u32 {
-            if let Some(op) = personality::path_op(nr) {
-                if keep(op) {
-                    self.insert(nr);
-                }
+        for (nr, op) in personality::path_calls() {
+            if keep(op) {
+                self.insert(nr);
             }
         }
         self

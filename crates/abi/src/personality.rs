@@ -446,9 +446,11 @@ pub(crate) fn may_be(nr: u32, op: Op) -> bool {
         )
 }
 
-/// The op of call `nr` when it has a path operand.
-pub(crate) fn path_op(nr: u32) -> Option<Op> {
-    row(nr).filter(|r| !r.3.is_empty()).map(|r| r.2)
+/// Every modelled call with a path operand: (nr, op). A layer's interest
+/// is built from these at each process start (walking the rows, not every
+/// number).
+pub(crate) fn path_calls() -> impl Iterator<Item = (u32, Op)> {
+    ROWS.iter().filter(|r| !r.3.is_empty()).map(|r| (r.0, r.2))
 }
 
 /// Every modelled Linux call: (nr, name, op). For docs and tests.
