@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What catching calls costs, with and without a sandbox policy: a getpid loop (bench/getpid_libc.c,
-# a call nothing of strata wants) and an mprotect loop (bench/mprotect_loop.c, a call strata's
-# bottom handles) natively, under `strata run --` and under
+# a call nothing of strata wants), an mprotect loop (bench/mprotect_loop.c, a call strata's
+# bottom handles) and an open loop (bench/open_loop.c: open and close a file, calls a policy's
+# layer and its Landlock ruleset look at; per open and close) natively, under `strata run --` and under
 # `strata run --policy bench/policies/build.toml --` for each strata build given (default
 # target/release/strata); and bench/seccomp_on.c's floors for getpid (a seccomp filter, Syscall
 # User Dispatch, both, a filter whose getpid verdict depends on the address). Rounds interleaved,
@@ -31,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -o "$tmp/getpid_libc" "$root/bench/getpid_libc.c"
 gcc -O2 -o "$tmp/seccomp_on" "$root/bench/seccomp_on.c"
 gcc -O2 -o "$tmp/mprotect_loop" "$root/bench/mprotect_loop.c"
+gcc -O2 -o "$tmp/open_loop" "$root/bench/open_loop.c"
 # build.toml's relative prefixes (./out) are relative to where strata runs.
 mkdir -p "$tmp/out"
 cd "$tmp"
@@ -52,9 +54,16 @@ for i in "${!builds[@]}"; do
     names[mp-b$i]="mprotect: ${builds[$i]} run --"
     names[mp-b$i-policy]="mprotect: ${builds[$i]} run --policy build.toml --"
 done
+configs+=(op-native)
+names[op-native]="open+close: native"
+for i in "${!builds[@]}"; do
+    configs+=("op-b$i" "op-b$i-policy")
+    names[op-b$i]="open+close: ${builds[$i]} run --"
+    names[op-b$i-policy]="open+close: ${builds[$i]} run --policy build.toml --"
+done
 cmd() { # CONFIG N -> the command line
     local loop=./getpid_libc c=$1
-    case "$c" in mp-*) loop=./mprotect_loop; c=${c#mp-} ;; esac
+    case "$c" in mp-*) loop=./mprotect_loop; c=${c#mp-} ;; op-*) loop=./open_loop; c=${c#op-} ;; esac
     case "$c" in
         native) echo "$loop $2" ;;
         floor-*) echo "./seccomp_on ${c#floor-} $2" ;;
@@ -66,16 +75,20 @@ for c in "${configs[@]}"; do $(cmd "$c" 1000) >/dev/null 2>&1; done # (site cach
 for _ in $(seq "$rounds"); do
     for c in "${configs[@]}"; do
         n=$calls
-        case "$c" in mp-*) n=$((calls / 10)) ;; esac # (mprotect is ~15 times dearer)
+        case "$c" in mp-*) n=$((calls / 10)) ;; op-*) n=$((calls / 20)) ;; esac # (mprotect is ~15 times dearer, open+close ~30)
         # shellcheck disable=SC2046
         t1=$(ms $(cmd "$c" "$n")); t0=$(ms $(cmd "$c" 0))
         per[$c]+="$(awk -v a="$t1" -v b="$t0" -v n="$n" 'BEGIN{printf "%.2f", (a-b)*1e6/n}') "
     done
 done
-echo "bench/capture-cost.sh: $rounds interleaved rounds, $calls getpid calls, $((calls / 10)) mprotect calls; CPU ns per call (medians), added over the same loop natively"
+echo "bench/capture-cost.sh: $rounds interleaved rounds, $calls getpid calls, $((calls / 10)) mprotect calls, $((calls / 20)) opens and closes; CPU ns per call (per open and close; medians), added over the same loop natively"
 printf '%-80s %12s %12s\n' configuration "ns per call" "added"
 for c in "${configs[@]}"; do
     v=$(echo "${per[$c]}" | median)
-    case "$c" in mp-*) nat=$(echo "${per[mp-native]}" | median) ;; *) nat=$(echo "${per[native]}" | median) ;; esac
+    case "$c" in
+        mp-*) nat=$(echo "${per[mp-native]}" | median) ;;
+        op-*) nat=$(echo "${per[op-native]}" | median) ;;
+        *) nat=$(echo "${per[native]}" | median) ;;
+    esac
     printf '%-80s %12.1f %+12.1f\n' "${names[$c]}" "$v" "$(awk -v a="$v" -v b="$nat" 'BEGIN{print a-b}')"
 done

@@ -32,6 +32,8 @@ done
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$root/bench/lib.sh"
 default_builds
+# Absolute: the runs happen in a scratch directory.
+for i in "${!builds[@]}"; do builds[$i]="$(realpath "${builds[$i]}")"; done
 command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2; }
 script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -490,6 +490,52 @@ def test_links_out_of_an_allowed_prefix(tmp):
     assert outside.read_text() == "orig"
 
 
+def test_truncating_under_a_write_restricting_policy(tmp):
+    """Truncating is held by seccomp, not Landlock (whose truncate right would
+    walk the path of every open): truncate(2) of a file the policy lets the
+    program write works (strata serves it as an open for writing), of any other
+    file it is refused, even through a link out of the allowed directory, and an
+    open with O_TRUNC that does not open for writing is refused with a line
+    naming the backstop. Each file keeps what the answer says."""
+    out = tmp / "out"
+    out.mkdir()
+    (out / "f").write_text("0123456789")
+    (out / "g").write_text("0123456789")
+    outside = tmp / "outside.txt"
+    outside.write_text("0123456789")
+    (out / "link").symlink_to(outside)
+    pol = write(tmp / "p.toml", f"""\
+        [paths]
+        write = ["{out}"]
+        """)
+    prog = f"""
+import os
+def attempt(f):
+    try:
+        f(); print("ok")
+    except OSError as e:
+        print(e.errno)
+attempt(lambda: os.truncate("{out}/f", 3))
+attempt(lambda: os.truncate("{out}", 0))
+attempt(lambda: os.truncate("{out}/f", -1))
+attempt(lambda: os.truncate("{out}/missing", 0))
+attempt(lambda: os.truncate("{outside}", 0))
+attempt(lambda: os.truncate("{out}/link", 0))
+attempt(lambda: os.close(os.open("{out}/g", os.O_RDONLY | os.O_TRUNC)))
+attempt(lambda: os.close(os.open("{out}/g", os.O_WRONLY | os.O_TRUNC)))
+"""
+    r = strata("--policy", str(pol), "--", PY, "-c", prog)
+    assert r.stdout.split() == [b"ok", b"21", b"22", b"2", b"13", b"13", b"13", b"ok"], r.show()
+    assert (out / "f").read_text() == "012"
+    assert (out / "g").read_text() == ""
+    assert outside.read_text() == "0123456789"
+    assert b"the kernel backstop (an open that truncates must open for writing)" in r.stderr, r.show()
+    # Natively the same program truncates everything it names.
+    (out / "f").write_text("0123456789")
+    n = run([PY, "-c", prog])
+    assert n.stdout.split() == [b"ok", b"21", b"22", b"2", b"ok", b"ok", b"ok", b"ok"], n.show()
+
+
 CAUGHT = re.compile(rb"calls caught by ([^\n]+)")
 
 

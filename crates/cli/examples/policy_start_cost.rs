@@ -5,6 +5,7 @@
 //! over N less the total with N = 0.
 //!
 //! Usage: policy_start_cost POLICY N   (POLICY: a file or builtin:NAME)
+//! With SHOW set in the environment it also prints the compiled text.
 
 use std::mem::MaybeUninit;
 use std::process::ExitCode;
@@ -38,6 +39,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         }
+    }
+    if std::env::var_os("SHOW").is_some() {
+        println!("{text}");
     }
     println!("{} bytes of compiled text, {n} starts ({sum})", text.len());
     ExitCode::SUCCESS

@@ -77,6 +77,37 @@ int main(int argc, char **argv) {
     esc |= attempt(what, fd);
     snprintf(what, sizeof what, "gadget truncate(%s, 0)", at("existing"));
     esc |= attempt(what, gadget_call(g.addr, SYS_truncate, (long)at("existing"), 0, 0, 0, 0, 0));
+    /* Truncating by opening without asking to write (O_RDONLY, or the access
+     * mode 3): Landlock's write right does not cover it, seccomp must. */
+    static const struct {
+        const char *how;
+        long flags;
+    } truncs[] = {{"O_RDONLY|O_TRUNC", O_RDONLY | O_TRUNC}, {"3|O_TRUNC", 3 | O_TRUNC}};
+    for (unsigned i = 0; i < sizeof truncs / sizeof truncs[0]; i++) {
+        snprintf(what, sizeof what, "gadget openat(%s, %s)", at("existing"), truncs[i].how);
+        fd = gadget_call(g.addr, SYS_openat, AT_FDCWD, (long)at("existing"), truncs[i].flags, 0, 0, 0);
+        if (fd >= 0)
+            close((int)fd);
+        esc |= attempt(what, fd);
+        snprintf(what, sizeof what, "gadget open(%s, %s)", at("existing"), truncs[i].how);
+        fd = gadget_call(g.addr, SYS_open, (long)at("existing"), truncs[i].flags, 0, 0, 0, 0);
+        if (fd >= 0)
+            close((int)fd);
+        esc |= attempt(what, fd);
+    }
+    snprintf(what, sizeof what, "raw syscall (rewritten site) openat(%s, O_RDONLY|O_TRUNC)", at("existing"));
+    fd = raw_call(SYS_openat, AT_FDCWD, (long)at("existing"), O_RDONLY | O_TRUNC, 0, 0, 0);
+    if (fd >= 0)
+        close((int)fd);
+    esc |= attempt(what, fd);
+    struct {
+        unsigned long long flags, mode, resolve;
+    } how = {O_RDONLY | O_TRUNC, 0, 0};
+    snprintf(what, sizeof what, "gadget openat2(%s, O_RDONLY|O_TRUNC)", at("existing"));
+    fd = gadget_call(g.addr, 437 /* openat2 */, AT_FDCWD, (long)at("existing"), (long)&how, sizeof how, 0, 0);
+    if (fd >= 0)
+        close((int)fd);
+    esc |= attempt(what, fd);
     snprintf(what, sizeof what, "gadget link(%s, %s)", at("existing"), at("hardlink"));
     esc |= create_attempt(what, gadget_call(g.addr, SYS_link, (long)at("existing"), (long)at("hardlink"), 0, 0, 0, 0),
                           at("hardlink"));
@@ -129,6 +160,18 @@ int main(int argc, char **argv) {
         long c2 = gadget_call(g.addr, SYS_openat, AT_FDCWD, (long)ok, cflags, 0644, 0, 0);
         printf("control: creating files in the allowed %s: libc %s, gadget %s\n", argv[2],
                c1 >= 0 ? "ok" : errname(-c1), c2 >= 0 ? "ok" : errname(-c2));
+        if (c1 >= 0) {
+            if (write((int)c1, "control\n", 8) < 0) {
+            }
+            close((int)c1);
+        }
+        if (c2 >= 0)
+            close((int)c2);
+        /* truncate(2) through libc, of a file the policy lets the program
+         * write: strata serves it (the kernel refuses truncate(2) itself). */
+        snprintf(ok, sizeof ok, "%s/control-libc", argv[2]);
+        long t = libc_res(truncate(ok, 3));
+        printf("control: truncate in the allowed %s: %s\n", argv[2], t >= 0 ? "ok" : errname(-t));
     }
     return verdict(esc);
 }
