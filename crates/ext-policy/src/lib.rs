@@ -82,7 +82,6 @@ pub mod nr {
     pub const EXECVEAT: u32 = 322;
     pub const OPENAT2: u32 = 437;
     pub const OPENAT: u32 = 257;
-    pub const OPEN_BY_HANDLE_AT: u32 = 304;
     pub const TRUNCATE: u32 = 76;
     pub const FTRUNCATE: u32 = 77;
     pub const MEMFD_CREATE: u32 = 319;
@@ -763,7 +762,7 @@ impl Sandbox {
         let flags_arg = match c.nr {
             nr::TRUNCATE => return Some(self.truncate(c, below)),
             nr::OPEN => 1,
-            nr::OPENAT | nr::OPEN_BY_HANDLE_AT => 2,
+            nr::OPENAT => 2,
             _ => return None,
         };
         let flags = c.args[flags_arg];
@@ -781,7 +780,13 @@ impl Sandbox {
     /// truncate(path, length) as open(path, O_WRONLY), ftruncate, close.
     /// Only a regular file is opened (truncate(2) answers EISDIR or EINVAL
     /// for the rest; opening a device or a FIFO could do something), and
-    /// the length is checked first, as the kernel does.
+    /// the length is checked first, as the kernel does. Not O_NONBLOCK: a
+    /// lease another process holds is waited for, as truncate(2) waits.
+    /// What differs from the kernel's own (docs/policy.md): the close
+    /// releases the process's POSIX record locks on the file, inotify sees
+    /// an open and a close, a full descriptor table answers EMFILE, and a
+    /// path swapped between the stat and the open is opened as it then is
+    /// (Landlock still holds).
     fn truncate(&self, c: &Call, below: &Below) -> i64 {
         const EISDIR: i64 = 21;
         const EINVAL: i64 = 22;
@@ -790,7 +795,6 @@ impl Sandbox {
         const S_IFREG: u64 = 0o100000;
         const O_WRONLY: u64 = 1;
         const O_NOCTTY: u64 = 0o400;
-        const O_NONBLOCK: u64 = 0o4000;
         const O_CLOEXEC: u64 = 0o2000000;
         let (path, len) = (c.args[0], c.args[1]);
         if (len as i64) < 0 {
@@ -808,7 +812,7 @@ impl Sandbox {
         }
         let mut open = Call::new(
             nr::OPENAT,
-            [AT_FDCWD, path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0, 0, 0],
+            [AT_FDCWD, path, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0, 0, 0],
             c.pid,
             c.tid,
         );

@@ -82,7 +82,9 @@ int main(int argc, char **argv) {
     static const struct {
         const char *how;
         long flags;
-    } truncs[] = {{"O_RDONLY|O_TRUNC", O_RDONLY | O_TRUNC}, {"3|O_TRUNC", 3 | O_TRUNC}};
+    } truncs[] = {{"O_RDONLY|O_TRUNC", O_RDONLY | O_TRUNC},
+                  {"3|O_TRUNC", 3 | O_TRUNC},
+                  {"O_RDONLY|O_CREAT|O_TRUNC", O_RDONLY | O_CREAT | O_TRUNC}};
     for (unsigned i = 0; i < sizeof truncs / sizeof truncs[0]; i++) {
         snprintf(what, sizeof what, "gadget openat(%s, %s)", at("existing"), truncs[i].how);
         fd = gadget_call(g.addr, SYS_openat, AT_FDCWD, (long)at("existing"), truncs[i].flags, 0, 0, 0);
@@ -103,6 +105,22 @@ int main(int argc, char **argv) {
     struct {
         unsigned long long flags, mode, resolve;
     } how = {O_RDONLY | O_TRUNC, 0, 0};
+    /* By handle (needs CAP_DAC_READ_SEARCH: as root it truncates natively). */
+    struct {
+        unsigned int bytes;
+        int type;
+        unsigned char f[128];
+    } fh = {.bytes = 128};
+    int mount_id, dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (dirfd >= 0 && name_to_handle_at(AT_FDCWD, at("existing"), (struct file_handle *)&fh, &mount_id, 0) == 0) {
+        snprintf(what, sizeof what, "gadget open_by_handle_at(%s, O_RDONLY|O_TRUNC)", at("existing"));
+        fd = gadget_call(g.addr, SYS_open_by_handle_at, dirfd, (long)&fh, O_RDONLY | O_TRUNC, 0, 0, 0);
+        if (fd >= 0)
+            close((int)fd);
+        esc |= attempt(what, fd);
+    }
+    if (dirfd >= 0)
+        close(dirfd);
     snprintf(what, sizeof what, "gadget openat2(%s, O_RDONLY|O_TRUNC)", at("existing"));
     fd = gadget_call(g.addr, 437 /* openat2 */, AT_FDCWD, (long)at("existing"), (long)&how, sizeof how, 0, 0);
     if (fd >= 0)

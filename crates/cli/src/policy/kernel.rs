@@ -126,9 +126,8 @@ pub const STRATA_NEEDS: [&str; 64] = [
     "seccomp",
 ];
 
-/// Also issued by the `policy` layer itself (accept's peer and port; the
-/// ftruncate of a truncate(2) it serves, [`truncation`]).
-const LAYER_NEEDS: [&str; 3] = ["getpeername", "getsockname", "ftruncate"];
+/// Also issued by the `policy` layer itself (accept's peer and port).
+const LAYER_NEEDS: [&str; 2] = ["getpeername", "getsockname"];
 
 /// Always refused (EPERM) while a policy is on.
 const HARDENING: [&str; 35] = [
@@ -645,15 +644,18 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
 /// does not handle its truncate right (see [`fs_rights`]), so a file could
 /// be truncated without Landlock's write right through truncate(2) and
 /// through an open with O_TRUNC that does not ask for writing (O_RDONLY or
-/// the access mode 3): seccomp refuses both, and openat2 (whose flags are
-/// behind a pointer) answers ENOSYS, as on a kernel without it, so libc
-/// and runtimes fall back to openat. ftruncate needs a descriptor open for
-/// writing, which Landlock's write right already holds. The `policy` layer
-/// serves the program's truncate(2) as an open for writing and ftruncate
-/// (ext-policy `truncate`), and refuses the opens with a log line.
+/// the access mode 3; not with O_PATH, which drops O_TRUNC): seccomp
+/// refuses both, and openat2 (whose flags are behind a pointer) answers
+/// ENOSYS, as on a kernel without it, so libc and runtimes fall back to
+/// openat. ftruncate needs a descriptor open for writing, which Landlock's
+/// write right already holds. The `policy` layer serves the program's
+/// truncate(2) as an open for writing and ftruncate (ext-policy
+/// `truncate`), and refuses such opens of open and openat with a log line
+/// (open_by_handle_at has no path: the layer does not see it).
 fn truncation(errno: i32) -> Result<Vec<Spec>, PolicyError> {
     const O_ACCMODE: u64 = 3;
     const O_TRUNC: u64 = 0o1000;
+    const O_PATH: u64 = 0o10000000;
     let mut rules: BTreeMap<i64, Vec<Vec<C>>> = BTreeMap::new();
     rules.insert(libc::SYS_truncate, vec![]);
     for (n, flags_arg) in [
@@ -666,7 +668,7 @@ fn truncation(errno: i32) -> Result<Vec<Spec>, PolicyError> {
             rs.push(rule(vec![cond(
                 flags_arg,
                 Len::Dword,
-                Cmp::MaskedEq(O_ACCMODE | O_TRUNC),
+                Cmp::MaskedEq(O_ACCMODE | O_TRUNC | O_PATH),
                 O_TRUNC | mode,
             )?])?);
         }
@@ -1192,8 +1194,9 @@ mod merge_tests {
             (0o1000, eacces), // O_RDONLY|O_TRUNC
             (0o1003, eacces), // access mode 3
             (0o1000 | 0o100 | 0o2000000, eacces),
-            (0o1001, ALLOW), // O_WRONLY|O_TRUNC
-            (0o1002, ALLOW), // O_RDWR|O_TRUNC
+            (0o1000 | 0o10000000, ALLOW), // O_PATH drops O_TRUNC
+            (0o1001, ALLOW),              // O_WRONLY|O_TRUNC
+            (0o1002, ALLOW),              // O_RDWR|O_TRUNC
             (0, ALLOW),
             (0o100 | 0o1, ALLOW),
         ] {
@@ -1213,6 +1216,10 @@ mod merge_tests {
                 "open_by_handle_at {flags:#o}"
             );
         }
+        // A denied ftruncate stays denied in the kernel (the layer's served
+        // truncate(2) then fails with its errno).
+        let no_ft = program("[paths]\nwrite = [\"/tmp\"]\n[syscalls]\ndeny = [\"ftruncate\"]\n");
+        assert_eq!(verdict(&no_ft, libc::SYS_ftruncate, [0; 6]), eacces);
         let free = program("[paths]\ncreate = [\"/tmp\"]\n");
         assert_eq!(verdict(&free, libc::SYS_truncate, [0; 6]), ALLOW);
         assert_eq!(verdict(&free, libc::SYS_openat, [at, 0, 0o1000, 0, 0, 0]), ALLOW);
