@@ -11,7 +11,8 @@
 //!   clone with CLONE_NEW*), keyrings, userfaultfd-free ways around strata
 //!   (`prctl(PR_SET_SYSCALL_USER_DISPATCH, OFF)`), TIOCSTI/TIOCLINUX
 //!   terminal injection; clone3 answers ENOSYS (its flags are behind a
-//!   pointer seccomp cannot read; libc falls back to clone). Landlock
+//!   pointer seccomp cannot read; libc falls back to clone), and so does
+//!   every call of the x32 ABI ([`x32_guard`]). Landlock
 //!   allows the kernel's execve of strata-rt only: strata loads every
 //!   program itself, so a raw execve of anything else (a static binary, a
 //!   memfd) is refused.
@@ -337,8 +338,38 @@ impl Spec {
 fn programs(specs: &[Spec]) -> Result<Vec<BpfProgram>, PolicyError> {
     match merge(specs) {
         Some(p) => Ok(vec![p]),
-        None => specs.iter().map(Spec::to_bpf).collect(),
+        None => {
+            let mut v = specs.iter().map(Spec::to_bpf).collect::<Result<Vec<_>, _>>()?;
+            v.push(x32_guard());
+            Ok(v)
+        }
     }
+}
+
+/// The first number of the x32 ABI's calls (x86-64's arch, bit 30 set).
+const X32_BIT: u32 = 0x4000_0000;
+
+/// ENOSYS for a call of the x32 ABI, as on a kernel without it: the
+/// filters name x86-64's numbers only, and a kernel built with x32 would
+/// run `0x4000_0000 | n` as call n (its truncate, ptrace, mount ...).
+/// [`merge`] puts this in its one program; on its own it is installed
+/// after the others, whose verdicts it never weakens.
+fn x32_guard() -> BpfProgram {
+    use seccompiler::sock_filter;
+    use strata_proto::bpf::{AUDIT_ARCH_X86_64, JEQ_K, JGE_K, LD_W_ABS, OFF_ARCH, OFF_NR, RET_ALLOW, RET_K};
+    let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
+    vec![
+        ins(LD_W_ABS, 0, 0, OFF_ARCH),
+        ins(JEQ_K, 0, 3, AUDIT_ARCH_X86_64),
+        ins(LD_W_ABS, 0, 0, OFF_NR),
+        ins(JGE_K, 0, 1, X32_BIT),
+        ins(RET_K, 0, 0, x32_verdict()),
+        ins(RET_K, 0, 0, RET_ALLOW),
+    ]
+}
+
+fn x32_verdict() -> u32 {
+    u32::from(SeccompAction::Errno(libc::ENOSYS as u32))
 }
 
 /// All of `specs` in one classic BPF program, with the verdict the kernel
@@ -422,6 +453,9 @@ fn merge(specs: &[Spec]) -> Option<BpfProgram> {
             runs.push((n as u32, leaf));
         }
     }
+    // The x32 ABI's numbers ([`x32_guard`]): a verdict of their own, which
+    // takes precedence over every ALLOW and, among ERRNOs, is the newest.
+    runs.push((X32_BIT, Leaf::Ret(x32_verdict())));
     let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     let mut out = vec![
         ins(LD_W_ABS, 0, 0, OFF_ARCH),
@@ -1142,9 +1176,19 @@ mod merge_tests {
         .chain(CLONE_NEW.map(|f| f | 0x11))
         .collect();
         let mut nrs: Vec<u32> = (0..480).collect();
-        nrs.extend([1000, 4095, 4096, 0x4000_0000, 0x4000_0101]);
+        nrs.extend([
+            1000,
+            4095,
+            4096,
+            0x3fff_ffff,
+            0x4000_0000,
+            0x4000_004c,
+            0x4000_0101,
+            u32::MAX,
+        ]);
         for specs in &sets {
-            let separate: Vec<BpfProgram> = specs.iter().map(|s| s.to_bpf().unwrap()).collect();
+            let mut separate: Vec<BpfProgram> = specs.iter().map(|s| s.to_bpf().unwrap()).collect();
+            separate.push(x32_guard());
             let merged = merge(specs).expect("merged");
             assert!(merged.len() < separate.iter().map(Vec::len).sum::<usize>());
             for &n in &nrs {
@@ -1190,6 +1234,8 @@ mod merge_tests {
         assert_eq!(verdict(&f, libc::SYS_truncate, [0; 6]), eacces);
         assert_eq!(verdict(&f, libc::SYS_ftruncate, [0; 6]), ALLOW);
         assert_eq!(verdict(&f, libc::SYS_openat2, [at, 0, 0, 24, 0, 0]), enosys);
+        // x32's truncate: ENOSYS, as on a kernel without the x32 ABI.
+        assert_eq!(verdict(&f, libc::SYS_truncate | 0x4000_0000, [0; 6]), enosys);
         for (flags, want) in [
             (0o1000, eacces), // O_RDONLY|O_TRUNC
             (0o1003, eacces), // access mode 3
