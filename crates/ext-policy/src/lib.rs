@@ -458,11 +458,17 @@ impl Sandbox {
             // link could hide behind, or execve, whose file strata maps
             // itself, out of Landlock's sight) the path is resolved as the
             // kernel would.
-            if self.p.kernel && !creat && k & (self.p.denied | kind::EXECUTE) == 0 {
+            //
+            // O_CREAT counts as creating here: allowed to create at the path,
+            // the open is allowed whether the file exists or not, and
+            // Landlock holds the creation where a link leads (a build's
+            // temporary and output files: no walk of their directories).
+            let quick = if creat { k | kind::CREATE } else { k };
+            if self.p.kernel && quick & (self.p.denied | kind::EXECUTE) == 0 {
                 let allowed = |p: &[u8]| {
                     [kind::READ, kind::WRITE, kind::CREATE]
                         .iter()
-                        .all(|&bit| k & bit == 0 || self.path_verdict(bit, p).act != Act::Deny)
+                        .all(|&bit| quick & bit == 0 || self.path_verdict(bit, p).act != Act::Deny)
                 };
                 // Most paths are normal already (`/usr/include/stdio.h`):
                 // no copy of 4 KiB to make.
@@ -476,6 +482,14 @@ impl Sandbox {
                         continue;
                     }
                 }
+            }
+            // A program that is not there: whatever the rules say, the
+            // check lets the call go on (a file that does not exist cannot
+            // be run; the kernel's or strata's exec answers ENOENT), so one
+            // stat saves the walk. A shell's or execvp's PATH search tries
+            // every directory in turn (a dozen walks for `as` here).
+            if k & kind::EXECUTE != 0 && missing(c, below, slot.dirfd_arg, buf) {
+                continue;
             }
             let start = match slot.dirfd_arg {
                 strata_ext::NO_ARG => Start::Cwd,
@@ -898,6 +912,24 @@ fn msg_name(addr: u64) -> Option<(u64, usize)> {
     let name = u64::from_ne_bytes(b[..8].try_into().ok()?);
     let len = u32::from_ne_bytes(b[8..12].try_into().ok()?) as usize;
     Some((name, len))
+}
+
+/// Whether `path` (relative to the call's directory argument `dirfd_arg`,
+/// following links as exec does) names nothing: ENOENT or ENOTDIR.
+fn missing(c: &Call, below: &Below, dirfd_arg: u8, path: &PathBuf) -> bool {
+    const ENOENT: i64 = 2;
+    const ENOTDIR: i64 = 20;
+    let dirfd = match dirfd_arg {
+        strata_ext::NO_ARG => AT_FDCWD,
+        i => c.args.get(i as usize).copied().unwrap_or(AT_FDCWD),
+    };
+    let mut st = [0u64; 32];
+    let r = below.issue(
+        c,
+        nr::NEWFSTATAT,
+        [dirfd, path.as_ptr() as u64, st.as_mut_ptr() as u64, 0, 0, 0],
+    );
+    r == -ENOENT || r == -ENOTDIR
 }
 
 /// Whether canonical `path` names something (not following a last link).
