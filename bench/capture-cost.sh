@@ -47,19 +47,15 @@ for i in "${!builds[@]}"; do
     names[b$i]="getpid: ${builds[$i]} run --"
     names[b$i-policy]="getpid: ${builds[$i]} run --policy build.toml --"
 done
-configs+=(mp-native)
-names[mp-native]="mprotect: native"
-for i in "${!builds[@]}"; do
-    configs+=("mp-b$i" "mp-b$i-policy")
-    names[mp-b$i]="mprotect: ${builds[$i]} run --"
-    names[mp-b$i-policy]="mprotect: ${builds[$i]} run --policy build.toml --"
-done
-configs+=(op-native)
-names[op-native]="open+close: native"
-for i in "${!builds[@]}"; do
-    configs+=("op-b$i" "op-b$i-policy")
-    names[op-b$i]="open+close: ${builds[$i]} run --"
-    names[op-b$i-policy]="open+close: ${builds[$i]} run --policy build.toml --"
+for loop in mp:mprotect op:open+close; do # PREFIX:NAME of the other loops
+    p=${loop%%:*} what=${loop#*:}
+    configs+=("$p-native")
+    names[$p-native]="$what: native"
+    for i in "${!builds[@]}"; do
+        configs+=("$p-b$i" "$p-b$i-policy")
+        names[$p-b$i]="$what: ${builds[$i]} run --"
+        names[$p-b$i-policy]="$what: ${builds[$i]} run --policy build.toml --"
+    done
 done
 cmd() { # CONFIG N -> the command line
     local loop=./getpid_libc c=$1
