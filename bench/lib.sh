@@ -20,27 +20,18 @@ cpu_faults() {
 }
 
 # cost_table UNIT PER TIMES FAULTS: a table of CPU time and faults per UNIT
-# (each figure divided by PER): native's row, then each configuration's
-# (`names` when set, with native first; else each build's, `builds`), with
-# what it adds over native. TIMES and FAULTS name associative arrays of
-# per-round figures (space-separated) keyed by "native" and the
-# configuration names (or, without `names`, the builds themselves); the
-# table shows their medians.
+# (each figure divided by PER): one row per configuration in `names`
+# (native first), each but native's with what it adds over native. TIMES
+# and FAULTS name associative arrays of per-round figures (space-separated)
+# keyed by those names; the table shows their medians.
 cost_table() {
     local unit=$1 per=$2
     local -n t=$3 f=$4
-    local nm nf b
+    local nm nf c
     nm=$(echo "${t[native]}" | median); nf=$(echo "${f[native]}" | median)
     printf '%-50s %12s %14s %16s %14s\n' configuration "ms per $unit" "added per $unit" "faults per $unit" "added faults"
-    cost_row native "$nm" "$nf" "$nm" "$nf" "$per"
-    if [ -n "${names+x}" ]; then
-        for b in "${names[@]:1}"; do
-            cost_row "$b" "$(echo "${t[$b]}" | median)" "$(echo "${f[$b]}" | median)" "$nm" "$nf" "$per"
-        done
-        return
-    fi
-    for b in "${builds[@]}"; do
-        cost_row "$b run --" "$(echo "${t[$b]}" | median)" "$(echo "${f[$b]}" | median)" "$nm" "$nf" "$per"
+    for c in "${names[@]}"; do
+        cost_row "$c" "$(echo "${t[$c]}" | median)" "$(echo "${f[$c]}" | median)" "$nm" "$nf" "$per"
     done
 }
 

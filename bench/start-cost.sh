@@ -30,12 +30,14 @@ one() { # prints "ms faults": the means of N runs of /bin/true under "$@"
 }
 for b in "${builds[@]}"; do "$b" run -- /bin/true; "$b" run -- /bin/true; done
 declare -A ms faults
+names=(native)
+for b in "${builds[@]}"; do names+=("$b run --"); done
 for _ in $(seq "$rounds"); do
     read -r t f < <(one)
     ms[native]+="$t "; faults[native]+="$f "
     for b in "${builds[@]}"; do
         read -r t f < <(one "$b" run --)
-        ms[$b]+="$t "; faults[$b]+="$f "
+        ms[$b run --]+="$t "; faults[$b run --]+="$f "
     done
 done
 echo "bench/start-cost.sh: strata run -- /bin/true, $rounds interleaved rounds of $runs runs, medians of the rounds' means"

@@ -92,10 +92,13 @@ pub mod nr {
 
 const EAGAIN: u16 = 11;
 const O_ACCMODE: u64 = 3;
+const O_WRONLY: u64 = 1;
 const O_CREAT: u64 = 0o100;
+const O_NOCTTY: u64 = 0o400;
 const O_TRUNC: u64 = 0o1000;
 const O_PATH: u64 = 0o10000000;
 const O_TMPFILE_BIT: u64 = 0o20000000;
+const O_CLOEXEC: u64 = 0o2000000;
 const CLONE_THREAD: u64 = 0x10000;
 const AT_FDCWD: u64 = -100i64 as u64;
 const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
@@ -807,19 +810,16 @@ impl Sandbox {
         const S_IFMT: u64 = 0o170000;
         const S_IFDIR: u64 = 0o040000;
         const S_IFREG: u64 = 0o100000;
-        const O_WRONLY: u64 = 1;
-        const O_NOCTTY: u64 = 0o400;
-        const O_CLOEXEC: u64 = 0o2000000;
         let (path, len) = (c.args[0], c.args[1]);
         if (len as i64) < 0 {
             return -EINVAL;
         }
-        let mut st = [0u64; 18];
-        let r = below.issue(c, nr::NEWFSTATAT, [AT_FDCWD, path, st.as_mut_ptr() as u64, 0, 0, 0]);
+        let mut st = Stat::default();
+        let r = stat_at(c, below, AT_FDCWD, path, 0, &mut st);
         if r < 0 {
             return r;
         }
-        match st[3] & S_IFMT {
+        match st.mode() & S_IFMT {
             S_IFREG => {}
             S_IFDIR => return -EISDIR,
             _ => return -EINVAL,
@@ -914,6 +914,22 @@ fn msg_name(addr: u64) -> Option<(u64, usize)> {
     Some((name, len))
 }
 
+/// A `struct stat` (144 bytes on x86-64) for [`stat_at`].
+#[derive(Default)]
+struct Stat([u64; 18]);
+
+impl Stat {
+    fn mode(&self) -> u64 {
+        self.0[3] & 0xffff_ffff // st_mode, after st_dev, st_ino, st_nlink
+    }
+}
+
+/// newfstatat(dirfd, path, st, flags), issued below this layer as
+/// strata's own call; the kernel's result.
+fn stat_at(c: &Call, below: &Below, dirfd: u64, path: u64, flags: u64, st: &mut Stat) -> i64 {
+    below.issue(c, nr::NEWFSTATAT, [dirfd, path, st.0.as_mut_ptr() as u64, flags, 0, 0])
+}
+
 /// Whether `path` (relative to the call's directory argument `dirfd_arg`,
 /// following links as exec does) names nothing: ENOENT or ENOTDIR.
 fn missing(c: &Call, below: &Below, dirfd_arg: u8, path: &PathBuf) -> bool {
@@ -923,12 +939,7 @@ fn missing(c: &Call, below: &Below, dirfd_arg: u8, path: &PathBuf) -> bool {
         strata_ext::NO_ARG => AT_FDCWD,
         i => c.args.get(i as usize).copied().unwrap_or(AT_FDCWD),
     };
-    let mut st = [0u64; 32];
-    let r = below.issue(
-        c,
-        nr::NEWFSTATAT,
-        [dirfd, path.as_ptr() as u64, st.as_mut_ptr() as u64, 0, 0, 0],
-    );
+    let r = stat_at(c, below, dirfd, path.as_ptr() as u64, 0, &mut Stat::default());
     r == -ENOENT || r == -ENOTDIR
 }
 
@@ -938,16 +949,14 @@ fn exists(c: &Call, below: &Below, path: &[u8]) -> bool {
     if p.set(path).is_err() {
         return true;
     }
-    let mut st = [0u64; 32];
-    let args = [
+    stat_at(
+        c,
+        below,
         AT_FDCWD,
         p.as_ptr() as u64,
-        st.as_mut_ptr() as u64,
         AT_SYMLINK_NOFOLLOW,
-        0,
-        0,
-    ];
-    below.issue(c, nr::NEWFSTATAT, args) == 0
+        &mut Stat::default(),
+    ) == 0
 }
 
 /// Reads a small /proc file (straight to the kernel: strata's own business)

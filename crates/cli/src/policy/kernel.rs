@@ -355,9 +355,7 @@ const X32_BIT: u32 = 0x4000_0000;
 /// [`merge`] puts this in its one program; on its own it is installed
 /// after the others, whose verdicts it never weakens.
 fn x32_guard() -> BpfProgram {
-    use seccompiler::sock_filter;
     use strata_proto::bpf::{AUDIT_ARCH_X86_64, JEQ_K, JGE_K, LD_W_ABS, OFF_ARCH, OFF_NR, RET_ALLOW, RET_K};
-    let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     vec![
         ins(LD_W_ABS, 0, 0, OFF_ARCH),
         ins(JEQ_K, 0, 3, AUDIT_ARCH_X86_64),
@@ -366,6 +364,11 @@ fn x32_guard() -> BpfProgram {
         ins(RET_K, 0, 0, x32_verdict()),
         ins(RET_K, 0, 0, RET_ALLOW),
     ]
+}
+
+/// One classic BPF instruction.
+fn ins(code: u16, jt: u8, jf: u8, k: u32) -> seccompiler::sock_filter {
+    seccompiler::sock_filter { code, jt, jf, k }
 }
 
 fn x32_verdict() -> u32 {
@@ -456,7 +459,6 @@ fn merge(specs: &[Spec]) -> Option<BpfProgram> {
     // The x32 ABI's numbers ([`x32_guard`]): a verdict of their own, which
     // takes precedence over every ALLOW and, among ERRNOs, is the newest.
     runs.push((X32_BIT, Leaf::Ret(x32_verdict())));
-    let ins = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
     let mut out = vec![
         ins(LD_W_ABS, 0, 0, OFF_ARCH),
         ins(JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
@@ -687,9 +689,7 @@ fn filters(p: &Policy) -> Result<Vec<Spec>, PolicyError> {
 /// `truncate`), and refuses such opens of open and openat with a log line
 /// (open_by_handle_at has no path: the layer does not see it).
 fn truncation(errno: i32) -> Result<Vec<Spec>, PolicyError> {
-    const O_ACCMODE: u64 = 3;
-    const O_TRUNC: u64 = 0o1000;
-    const O_PATH: u64 = 0o10000000;
+    let (accmode, trunc, path) = (libc::O_ACCMODE as u64, libc::O_TRUNC as u64, libc::O_PATH as u64);
     let mut rules: BTreeMap<i64, Vec<Vec<C>>> = BTreeMap::new();
     rules.insert(libc::SYS_truncate, vec![]);
     for (n, flags_arg) in [
@@ -698,12 +698,12 @@ fn truncation(errno: i32) -> Result<Vec<Spec>, PolicyError> {
         (libc::SYS_open_by_handle_at, 2),
     ] {
         let mut rs = Vec::new();
-        for mode in [0, O_ACCMODE] {
+        for mode in [0, accmode] {
             rs.push(rule(vec![cond(
                 flags_arg,
                 Len::Dword,
-                Cmp::MaskedEq(O_ACCMODE | O_TRUNC | O_PATH),
-                O_TRUNC | mode,
+                Cmp::MaskedEq(accmode | trunc | path),
+                trunc | mode,
             )?])?);
         }
         rules.insert(n, rs);
@@ -731,8 +731,8 @@ fn fs_rights(k: u8) -> BitFlags<AccessFs> {
     }
     if k & kind::WRITE != 0 {
         // Not Truncate: a ruleset that handles it walks the path of every
-        // file opened, for reading too (0.6 us an open here). Truncating
-        // is held by seccomp instead ([`truncation`]).
+        // file opened, for reading too (bench/results/2026-11-23-policy-open.md).
+        // Truncating is held by seccomp instead ([`truncation`]).
         r |= AccessFs::WriteFile;
     }
     if k & kind::CREATE != 0 {
