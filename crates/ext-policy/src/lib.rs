@@ -106,9 +106,10 @@ const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
 /// An empty mapping table: the resolver then canonicalises host paths.
 static NO_MAPPINGS: Table = Table::empty();
 
-/// The `policy` layer.
+/// The `policy` layer. `repr(C)`, the small fields first, as in [`Policy`]:
+/// a process start writes only the first pages of it.
+#[repr(C)]
 pub struct Sandbox {
-    p: Policy,
     /// Upper bounds of this process's live children and threads, for the
     /// process limits (`limits`): counting them reads /proc, several
     /// lookups per fork, so it is done only when the bound reaches the
@@ -122,6 +123,7 @@ pub struct Sandbox {
     /// subreaper) are seen at the next count.
     children: AtomicU64,
     threads: AtomicU64,
+    p: Policy,
 }
 
 /// A bound for no process.
@@ -182,12 +184,12 @@ impl Extension for Sandbox {
             return Interest::ALL;
         }
         let mut i = Interest::NONE;
-        for (n, r) in p.sys.iter().enumerate() {
+        for (n, r) in p.listed() {
             if r.act != Act::Allow {
                 i.insert(n as u32);
             }
         }
-        if p.npaths > 0 || p.restricted != 0 {
+        if !p.paths.is_empty() || p.restricted != 0 {
             // Only ops that can need a kind some rule speaks about: with
             // writes restricted, stat, access and readlink (a build makes
             // tens of thousands) do not enter the layer.
@@ -233,7 +235,7 @@ impl Extension for Sandbox {
         if let Some(r) = self.enforce(c, v, &[]) {
             return r;
         }
-        if c.npaths > 0 && (self.p.npaths > 0 || self.p.restricted != 0) {
+        if c.npaths > 0 && (!self.p.paths.is_empty() || self.p.restricted != 0) {
             if let Some(r) = self.paths(c, below) {
                 return r;
             }
@@ -282,8 +284,8 @@ fn op_kinds(o: Op) -> u8 {
 
 impl Sandbox {
     fn sys_verdict(&self, n: u32) -> Verdict {
-        match self.p.sys.get(n as usize) {
-            Some(r) if r.label != Span::default() => Verdict {
+        match self.p.sys(n as usize) {
+            Some(r) => Verdict {
                 act: r.act,
                 errno: r.errno,
                 rule: Rule::Named(r.label),
@@ -338,7 +340,7 @@ impl Sandbox {
     fn path_verdict(&self, k: u8, path: &[u8]) -> Verdict {
         let p = &self.p;
         let mut best: Option<(&spec::PathRule, usize)> = None;
-        for r in p.paths.iter().take(p.npaths) {
+        for r in p.paths.iter() {
             if r.kinds & k == 0 {
                 continue;
             }
@@ -535,7 +537,7 @@ impl Sandbox {
     /// The verdict on network operation `o` with `peer`.
     fn net_verdict(&self, o: u8, family: u16, proto: Option<Proto>, peer: &Peer) -> (Verdict, bool) {
         let p = &self.p;
-        for r in p.net.iter().take(p.nnet) {
+        for r in p.net.iter() {
             if net::matches(r, o, family, proto, peer) {
                 let v = Verdict {
                     act: r.act,
@@ -559,7 +561,7 @@ impl Sandbox {
     /// could allow something on it.
     fn socket_verdict(&self, family: u16, proto: Option<Proto>) -> (Verdict, bool) {
         let p = &self.p;
-        for r in p.net.iter().take(p.nnet) {
+        for r in p.net.iter() {
             if !net::family_matches(r, family) || !net::proto_matches(r, proto) {
                 continue;
             }
@@ -602,7 +604,7 @@ impl Sandbox {
     /// The protocol of socket `fd` when a rule needs it.
     fn proto_of(&self, c: &Call, below: &Below, fd: u64) -> Option<Proto> {
         let p = &self.p;
-        if p.net.iter().take(p.nnet).all(|r| r.proto == Proto::Any) {
+        if p.net.iter().all(|r| r.proto == Proto::Any) {
             return None;
         }
         let mut ty = 0u32;

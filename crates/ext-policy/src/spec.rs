@@ -29,6 +29,7 @@
 //! ```
 //! ACT is `allow`, `deny` or `log` (allow, with a log line).
 
+use arrayvec::ArrayVec;
 use strata_ext::InitError;
 use strata_proto::Unescape;
 
@@ -132,15 +133,16 @@ pub struct NetRule {
     pub label: Span,
 }
 
-/// A parsed policy. About 20 KiB: built once into strata's arena.
+/// A parsed policy, built at every process start into strata's arena.
+/// Only its call index is initialized whole (1 KiB); the rules and the
+/// text take the room they fill (`ArrayVec`), so a start writes, and
+/// faults in, little more than the rules it has.
+#[repr(C)]
 pub struct Policy {
     pub name: Span,
     pub default: Act,
     pub default_errno: u16,
     pub audit: bool,
-    pub sys: [SysRule; NR_MAX],
-    pub paths: [PathRule; MAX_PATH_RULES],
-    pub npaths: usize,
     /// Kinds allowed only where a rule allows them.
     pub restricted: u8,
     /// Kinds a path rule or a restriction speaks about (derived at parse).
@@ -148,8 +150,6 @@ pub struct Policy {
     /// Kinds some denying path rule speaks about (derived at parse).
     pub denied: u8,
     pub restrict_errno: u16,
-    pub net: [NetRule; MAX_NET_RULES],
-    pub nnet: usize,
     /// A `netdefault=` item was given: network calls are checked.
     pub net_on: bool,
     pub net_default: Act,
@@ -159,8 +159,14 @@ pub struct Policy {
     /// The kernel backstop is installed (`kernel`): add MFD_NOEXEC_SEAL to
     /// memfd_create and refuse MFD_EXEC; Landlock resolves allowed paths.
     pub kernel: bool,
-    text: [u8; TEXT_CAP],
-    used: usize,
+    /// Per call number: 0 when no `sys=` item names it, else 1 + the index
+    /// of its rule in `sys_rules`.
+    sys_at: [u16; NR_MAX],
+    // The rest is mostly room, each filled from its start.
+    pub paths: ArrayVec<PathRule, MAX_PATH_RULES>,
+    pub net: ArrayVec<NetRule, MAX_NET_RULES>,
+    sys_rules: ArrayVec<SysRule, NR_MAX>,
+    text: ArrayVec<u8, TEXT_CAP>,
 }
 
 fn bad(what: &str, item: &str) -> InitError {
@@ -207,55 +213,39 @@ fn letters(s: &str, set: &[(u8, u8)]) -> Option<u8> {
 
 impl Policy {
     /// An empty policy: everything allowed.
-    pub const fn empty() -> Policy {
-        const S: SysRule = SysRule {
-            act: Act::Allow,
-            errno: 0,
-            label: Span { at: 0, len: 0 },
-        };
-        const P: PathRule = PathRule {
-            kinds: 0,
-            act: Act::Allow,
-            errno: 0,
-            prefix: Span { at: 0, len: 0 },
-            label: Span { at: 0, len: 0 },
-        };
-        const N: NetRule = NetRule {
-            ops: 0,
-            act: Act::Allow,
-            errno: 0,
-            family: 0,
-            addr: [0; 16],
-            plen: None,
-            v4: false,
-            ports: None,
-            proto: Proto::Any,
-            log: false,
-            label: Span { at: 0, len: 0 },
-        };
+    pub fn empty() -> Policy {
         Policy {
             name: Span { at: 0, len: 0 },
             default: Act::Allow,
             default_errno: 13,
             audit: false,
-            sys: [S; NR_MAX],
-            paths: [P; MAX_PATH_RULES],
-            npaths: 0,
+            sys_at: [0; NR_MAX],
+            sys_rules: ArrayVec::new(),
+            paths: ArrayVec::new(),
             restricted: 0,
             relevant: 0,
             denied: 0,
             restrict_errno: 13,
-            net: [N; MAX_NET_RULES],
-            nnet: 0,
+            net: ArrayVec::new(),
             net_on: false,
             net_default: Act::Allow,
             net_errno: 13,
             max_threads: 0,
             max_children: 0,
             kernel: false,
-            text: [0; TEXT_CAP],
-            used: 0,
+            text: ArrayVec::new(),
         }
+    }
+
+    /// The `sys=` rule naming call `nr`, if one does.
+    pub fn sys(&self, nr: usize) -> Option<&SysRule> {
+        let at = *self.sys_at.get(nr)?;
+        self.sys_rules.get(usize::from(at).checked_sub(1)?)
+    }
+
+    /// The call numbers some `sys=` item names, with their rules.
+    pub fn listed(&self) -> impl Iterator<Item = (usize, &SysRule)> {
+        (0..NR_MAX).filter_map(|n| Some((n, self.sys(n)?)))
     }
 
     /// The bytes of `s`.
@@ -268,16 +258,18 @@ impl Policy {
     /// Percent-decodes `s` into the text pool.
     #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
     fn put(&mut self, s: &str) -> Result<Span, InitError> {
-        let at = self.used;
-        let room = self.text.get_mut(at..).unwrap_or_default();
-        let n = strata_proto::unescape(s.as_bytes(), room, hexval).map_err(|e| match e {
+        let at = self.text.len();
+        let text = &mut self.text;
+        strata_proto::unescape_to(s.as_bytes(), hexval, |piece| {
+            text.try_extend_from_slice(piece).map_err(|_| Unescape::TooLong)
+        })
+        .map_err(|e| match e {
             Unescape::TooLong => InitError::new("policy: the rules' text is too long"),
             Unescape::Malformed => bad("escape", s),
         })?;
-        self.used += n;
         Ok(Span {
             at: at as u16,
-            len: n as u16,
+            len: (self.text.len() - at) as u16,
         })
     }
 
@@ -317,9 +309,13 @@ impl Policy {
                         errno: errno(f[2])?,
                         label: self.put(f[3])?,
                     };
+                    self.sys_rules
+                        .try_push(rule)
+                        .map_err(|_| InitError::new("policy: too many call rules"))?;
+                    let at = self.sys_rules.len() as u16; // 1 + its index
                     for n in f[0].split('+') {
                         let nr = num(n, "number")? as usize;
-                        *self.sys.get_mut(nr).ok_or_else(|| bad("number", item))? = rule;
+                        *self.sys_at.get_mut(nr).ok_or_else(|| bad("number", item))? = at;
                     }
                 }
                 "path" => {
@@ -332,18 +328,15 @@ impl Policy {
                         return Err(bad("prefix", item));
                     }
                     let label = self.put(f[4])?;
-                    let r = self
-                        .paths
-                        .get_mut(self.npaths)
-                        .ok_or_else(|| InitError::new("policy: too many path rules"))?;
-                    *r = PathRule {
-                        kinds,
-                        act: a,
-                        errno: e,
-                        prefix,
-                        label,
-                    };
-                    self.npaths += 1;
+                    self.paths
+                        .try_push(PathRule {
+                            kinds,
+                            act: a,
+                            errno: e,
+                            prefix,
+                            label,
+                        })
+                        .map_err(|_| InitError::new("policy: too many path rules"))?;
                 }
                 "restrict" => {
                     self.restricted = letters(f[0], &KIND_LETTERS).ok_or_else(|| bad("kinds", item))?;
@@ -383,12 +376,9 @@ impl Policy {
                     };
                     r.log = f[7] == "1";
                     r.label = self.put(f[8])?;
-                    let slot = self
-                        .net
-                        .get_mut(self.nnet)
-                        .ok_or_else(|| InitError::new("policy: too many network rules"))?;
-                    *slot = r;
-                    self.nnet += 1;
+                    self.net
+                        .try_push(r)
+                        .map_err(|_| InitError::new("policy: too many network rules"))?;
                 }
                 "netdefault" => {
                     self.net_on = true;
@@ -400,7 +390,7 @@ impl Policy {
                 _ => return Err(bad("unknown item", item)),
             }
         }
-        let rules = self.paths.iter().take(self.npaths);
+        let rules = self.paths.iter();
         self.relevant = rules.clone().fold(self.restricted, |k, r| k | r.kinds);
         self.denied = rules.filter(|r| r.act == Act::Deny).fold(0, |k, r| k | r.kinds);
         if !version {

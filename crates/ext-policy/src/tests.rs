@@ -86,7 +86,7 @@ fn firewall_first_match_and_families() {
     assert_eq!(s.socket_verdict(AF_INET, Some(Proto::Tcp)).0.act, Act::Allow);
     assert_eq!(s.socket_verdict(AF_INET, Some(Proto::Udp)).0.act, Act::Deny);
     assert_eq!(s.socket_verdict(16, None).0.act, Act::Deny);
-    assert_eq!(p.nnet, 3);
+    assert_eq!(p.net.len(), 3);
 }
 
 #[test]
@@ -121,6 +121,16 @@ fn bad_compiled_text() {
     assert!(Sandbox::new(&fill(spec::TEXT_CAP)).is_ok());
     assert!(Sandbox::new(&fill(spec::TEXT_CAP + 1)).is_err());
     assert!(Sandbox::new(&std::format!("v=1;name={}%41", "n".repeat(spec::TEXT_CAP))).is_err());
+    // Call rules: one per `sys=` item (an item may name several numbers,
+    // the last item naming a number decides it), at most NR_MAX of them.
+    let s = policy("v=1;sys=1+2,deny,5,a;sys=2,log,13,b");
+    assert_eq!((s.sys_verdict(1).act, s.sys_verdict(1).errno), (Act::Deny, 5));
+    assert_eq!(s.sys_verdict(2).act, Act::Log);
+    assert!(matches!(s.sys_verdict(2).rule, Rule::Named(l) if s.p.text(l) == b"b"));
+    assert!(matches!(s.sys_verdict(3).rule, Rule::Text("policy.default")));
+    let items = |n: usize| std::format!("v=1{}", ";sys=7,deny,1,x".repeat(n));
+    assert!(Sandbox::new(&items(spec::NR_MAX)).is_ok());
+    assert!(Sandbox::new(&items(spec::NR_MAX + 1)).is_err());
 }
 
 /// What a call of each modelled number can need is within what its op can

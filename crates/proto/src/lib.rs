@@ -227,22 +227,35 @@ pub enum Unescape {
 /// this way; both are decoded at every process start.)
 pub fn unescape(src: &[u8], out: &mut [u8], digit: impl Fn(u8) -> Option<u8>) -> Result<usize, Unescape> {
     let mut n = 0;
+    unescape_to(src, digit, |piece| {
+        out.get_mut(n..n + piece.len())
+            .ok_or(Unescape::TooLong)?
+            .copy_from_slice(piece);
+        n += piece.len();
+        Ok(())
+    })?;
+    Ok(n)
+}
+
+/// [`unescape`] into whatever `put` appends to: it gets the decoded text
+/// in pieces, each run between escapes whole and each escaped byte alone.
+pub fn unescape_to(
+    src: &[u8],
+    digit: impl Fn(u8) -> Option<u8>,
+    mut put: impl FnMut(&[u8]) -> Result<(), Unescape>,
+) -> Result<(), Unescape> {
     let mut rest = src;
     loop {
         let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
-        out.get_mut(n..n + run)
-            .ok_or(Unescape::TooLong)?
-            .copy_from_slice(&rest[..run]);
-        n += run;
+        put(&rest[..run])?;
         if run == rest.len() {
-            return Ok(n);
+            return Ok(());
         }
         let esc = rest.get(run + 1..run + 3).ok_or(Unescape::Malformed)?;
         let (Some(hi), Some(lo)) = (digit(esc[0]), digit(esc[1])) else {
             return Err(Unescape::Malformed);
         };
-        *out.get_mut(n).ok_or(Unescape::TooLong)? = hi << 4 | lo;
-        n += 1;
+        put(&[hi << 4 | lo])?;
         rest = &rest[run + 3..];
     }
 }
