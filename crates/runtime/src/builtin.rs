@@ -38,6 +38,11 @@ fn put(err: &mut [u8; 256], m: &[u8]) -> usize {
     n
 }
 
+/// Not inlined: each layer's start has a frame of its own (some build
+/// large values on the stack, and every page of a frame is touched at its
+/// entry), so starting one layer does not fault in the stack the others
+/// would need.
+#[inline(never)]
 #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
 fn build<E: Extension>(args: &str, name: &'static [u8]) -> Result<ExtDesc, InitError> {
     let slot = reserve::<E>().ok_or_else(|| InitError::new("out of memory for extension state"))?;

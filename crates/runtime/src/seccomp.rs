@@ -73,15 +73,22 @@ pub fn init(flags: u32) -> bool {
         ACTIVE.store(true, Ordering::Relaxed);
         return true;
     }
-    if flags & strata_proto::FLAG_SECCOMP_DISPATCH == 0 {
-        return false;
-    }
-    let mut b = Builder::new();
-    if build(&mut b, false).is_none() || install(&b).is_err() {
+    if flags & strata_proto::FLAG_SECCOMP_DISPATCH == 0 || !install_own() {
         return false;
     }
     ACTIVE.store(true, Ordering::Relaxed);
     true
+}
+
+/// Builds and installs strata's filter. Not inlined: the program under
+/// construction takes some 8 KiB of stack, and every page of a frame is
+/// touched at its entry (stack probes), so its caller, on the path of every
+/// process start, would fault in two more pages even when no filter is
+/// made.
+#[inline(never)]
+fn install_own() -> bool {
+    let mut b = Builder::new();
+    build(&mut b, false).is_some() && install(&b).is_ok()
 }
 
 /// The program turned on dispatch of its own on this thread: from now on
