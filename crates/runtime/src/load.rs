@@ -180,36 +180,69 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
     let f = open_exec(path)?;
     let mut head = [0u8; 4096];
     let n = pread(&f, &mut head, 0)?;
-    match classify(&head[..n]).map_err(|e| e.errno() as isize)? {
-        Kind::Elf => {
-            let p = plan(&head[..n], f.size);
-            match p {
-                Ok(p) => {
-                    if let Some(interp) = p.interp {
-                        let mut ip = Path::new();
-                        ip.set(interp)?;
-                        // SAFETY: NUL-terminated path.
-                        let r = unsafe {
-                            sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0])
-                        };
-                        sys::check(r)?;
-                    }
-                    Ok(())
-                }
-                // Headers beyond the first page: let the new image decide.
-                Err(LoadError::BadHeader(_)) if strata_loader::head_needed(&head[..n]) > n => Ok(()),
-                Err(e) => Err(e.errno() as isize),
-            }
-        }
+    let head = &head[..n];
+    match classify(head).map_err(|e| e.errno() as isize)? {
+        Kind::Elf => match plan(head, f.size) {
+            Ok(p) => match p.interp {
+                Some(interp) => readable(head, interp),
+                None => Ok(()),
+            },
+            // Headers beyond the first page: let the new image decide.
+            Err(LoadError::BadHeader(_)) if strata_loader::head_needed(head) > n => Ok(()),
+            Err(e) => Err(e.errno() as isize),
+        },
         Kind::Script { interp, .. } => {
             if depth >= MAX_SCRIPT_DEPTH {
                 return Err(40); // ELOOP
             }
-            let mut ip = Path::new();
-            ip.set(interp)?;
-            check_exec(&ip, depth + 1)
+            check_interp(interp, depth + 1)
         }
     }
+}
+
+/// The `#!` line's interpreter, checked as a program of its own. Not
+/// inlined, like [`readable_copy`]: check_exec runs at every exec, and every
+/// page of a frame is touched at its entry (stack probes).
+#[inline(never)]
+fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
+    let mut ip = Path::new();
+    ip.set(interp)?;
+    check_exec(&ip, depth)
+}
+
+/// The kernel's R_OK check of `name`, a slice of `buf` (the ELF
+/// interpreter's name in the headers): in place when its NUL follows it
+/// there, as it does in every ELF file the toolchains write.
+fn readable(buf: &[u8], name: &[u8]) -> Result<(), isize> {
+    let off = (name.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
+    let end = off.wrapping_add(name.len());
+    if end < buf.len() && buf[end] == 0 && !name.contains(&0) {
+        // SAFETY: buf[off..=end] is `name` and its NUL, inside `buf`.
+        let r = unsafe {
+            sys::sc(
+                Sysno::faccessat,
+                &[
+                    sys::AT_FDCWD as usize,
+                    buf.as_ptr() as usize + off,
+                    4, /* R_OK */
+                    0,
+                ],
+            )
+        };
+        return sys::check(r).map(|_| ());
+    }
+    readable_copy(name)
+}
+
+#[inline(never)]
+fn readable_copy(name: &[u8]) -> Result<(), isize> {
+    let mut ip = Path::new();
+    ip.set(name)?;
+    // SAFETY: NUL-terminated path.
+    let r = unsafe {
+        sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0])
+    };
+    sys::check(r).map(|_| ())
 }
 
 #[link_section = ".bss.big.main_head"]

@@ -249,32 +249,37 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
 }
 
 /// The file an execve/execveat names, as a path strata-rt can open after the
-/// exec (descriptors may be close-on-exec).
+/// exec (descriptors may be close-on-exec). The name is read straight into
+/// `out`: this runs at every exec, and every page of a frame is touched at
+/// its entry (stack probes).
 fn resolve_path(dirfd: isize, path_p: usize, flags: u64, out: &mut Path) -> Result<(), isize> {
-    const AT_EMPTY_PATH: u64 = 0x1000;
-    let mut raw = [0u8; 4097];
-    let n = sys::read_user_cstr(path_p, &mut raw)?;
-    let p = &raw[..n];
-    if is_own_exe_link(p) {
+    // PATH_MAX bytes and the NUL, or ENAMETOOLONG.
+    let n = sys::read_user_cstr(path_p, &mut out.buf)?;
+    out.len = n;
+    if is_own_exe_link(out.bytes()) {
         // /proc/self/exe is strata-rt; the program means its own file.
         return out.set(config::exe().bytes());
     }
-    if p.first() == Some(&b'/') || dirfd == sys::AT_FDCWD {
-        if p.is_empty() {
-            return Err(sys::ENOENT);
-        }
-        return out.set(p);
+    if out.bytes().first() == Some(&b'/') || dirfd == sys::AT_FDCWD {
+        return if n == 0 { Err(sys::ENOENT) } else { Ok(()) };
     }
-    // Relative to a directory descriptor, or the descriptor itself.
+    resolve_at(dirfd, flags, out)
+}
+
+/// `out`, a relative name (or none), made a path through the directory
+/// descriptor `dirfd` (or naming the descriptor itself).
+#[inline(never)]
+fn resolve_at(dirfd: isize, flags: u64, out: &mut Path) -> Result<(), isize> {
+    const AT_EMPTY_PATH: u64 = 0x1000;
     let mut link = Path::new();
     let len = load::fd_name(dirfd as usize, &mut link).map_err(|_| 9isize /* EBADF */)?;
-    if p.is_empty() {
+    if out.len == 0 {
         if flags & AT_EMPTY_PATH == 0 {
             return Err(sys::ENOENT);
         }
         return out.set(&link.buf[..len]);
     }
-    link.join(p)?;
+    link.join(out.bytes())?;
     out.set(link.bytes())
 }
 
