@@ -89,13 +89,26 @@ impl Drop for File {
     }
 }
 
-/// Opens `path` for execution with the kernel's permission checks.
-fn open_exec(path: &Path) -> Result<File, isize> {
-    // SAFETY: `path` is NUL-terminated.
-    let r = unsafe {
-        sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), 1 /* X_OK */, 0])
-    };
-    sys::check(r)?;
+const X_OK: usize = 1;
+
+/// How [`open_exec`] checks permission.
+#[derive(Clone, Copy, PartialEq)]
+enum Access {
+    /// As execve does (X_OK): before the exec, where its errno goes back
+    /// to the program ([`check_exec`]).
+    Check,
+    /// Already checked: in the new image, whose exec was checked by the
+    /// image that made it (check_exec) or by the launcher (cli
+    /// preflight.rs) with the same rules.
+    Checked,
+}
+
+/// Opens `path` for execution: a regular file, which the caller may execute.
+fn open_exec(path: &Path, access: Access) -> Result<File, isize> {
+    if access == Access::Check {
+        // SAFETY: `path` is NUL-terminated.
+        sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), X_OK, 0]) })?;
+    }
     // SAFETY: as above.
     let fd = sys::check(unsafe {
         sys::sc(
@@ -177,14 +190,14 @@ fn read_head_after<'b>(f: &File, buf: &'b mut [u8], have: usize) -> Result<&'b [
 /// The checks the kernel's execve makes before it gives up the old image:
 /// permissions, format, the interpreter chain. `Err(errno)` if it would fail.
 pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
-    let f = open_exec(path)?;
+    let f = open_exec(path, Access::Check)?;
     let mut head = [0u8; 4096];
     let n = pread(&f, &mut head, 0)?;
     let head = &head[..n];
     match classify(head).map_err(|e| e.errno() as isize)? {
         Kind::Elf => match plan(head, f.size) {
             Ok(p) => match p.interp {
-                Some(interp) => readable(head, interp),
+                Some(interp) => executable(head, interp),
                 None => Ok(()),
             },
             // Headers beyond the first page: let the new image decide.
@@ -201,7 +214,7 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
 }
 
 /// The `#!` line's interpreter, checked as a program of its own. Not
-/// inlined, like [`readable_copy`]: check_exec runs at every exec, and every
+/// inlined, like [`executable_copy`]: check_exec runs at every exec, and every
 /// page of a frame is touched at its entry (stack probes).
 #[inline(never)]
 fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
@@ -210,39 +223,43 @@ fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
     check_exec(&ip, depth)
 }
 
-/// The kernel's R_OK check of `name`, a slice of `buf` (the ELF
-/// interpreter's name in the headers): in place when its NUL follows it
-/// there, as it does in every ELF file the toolchains write.
-fn readable(buf: &[u8], name: &[u8]) -> Result<(), isize> {
+/// The kernel's checks of `name`, a slice of `buf`, as the ELF interpreter
+/// (the name in the headers): the kernel opens it for execution, so one
+/// that is not a regular file, or that may only be read, fails the exec with
+/// EACCES. The name is used in place when its NUL follows it there, as it
+/// does in every ELF file the toolchains write.
+fn executable(buf: &[u8], name: &[u8]) -> Result<(), isize> {
     let off = (name.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
     let end = off.wrapping_add(name.len());
     if end < buf.len() && buf[end] == 0 && !name.contains(&0) {
-        // SAFETY: buf[off..=end] is `name` and its NUL, inside `buf`.
-        let r = unsafe {
-            sys::sc(
-                Sysno::faccessat,
-                &[
-                    sys::AT_FDCWD as usize,
-                    buf.as_ptr() as usize + off,
-                    4, /* R_OK */
-                    0,
-                ],
-            )
-        };
-        return sys::check(r).map(|_| ());
+        // buf[off..=end] is `name` and its NUL, inside `buf`.
+        return exec_ok(buf.as_ptr() as usize + off);
     }
-    readable_copy(name)
+    executable_copy(name)
 }
 
 #[inline(never)]
-fn readable_copy(name: &[u8]) -> Result<(), isize> {
+fn executable_copy(name: &[u8]) -> Result<(), isize> {
     let mut ip = Path::new();
     ip.set(name)?;
-    // SAFETY: NUL-terminated path.
-    let r = unsafe {
-        sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, ip.ptr(), 4 /* R_OK */, 0])
-    };
-    sys::check(r).map(|_| ())
+    exec_ok(ip.ptr())
+}
+
+/// A regular file the caller may execute: `path` (NUL-terminated).
+fn exec_ok(path: usize) -> Result<(), isize> {
+    let mut st = [0u64; 18];
+    // SAFETY: `path` is NUL-terminated (callers); `st` has room for struct stat.
+    sys::check(unsafe {
+        sys::sc(
+            Sysno::newfstatat,
+            &[sys::AT_FDCWD as usize, path, st.as_mut_ptr() as usize, 0],
+        )
+    })?;
+    if (st[3] as u32) & 0o170000 != 0o100000 {
+        return Err(sys::EACCES);
+    }
+    // SAFETY: as above.
+    sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path, X_OK, 0]) }).map(|_| ())
 }
 
 #[link_section = ".bss.big.main_head"]
@@ -610,7 +627,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // SAFETY: as above.
     let lines = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT_LINES) };
     let (f, have) = loop {
-        let f = open_exec(&path).unwrap_or_else(|e| {
+        let f = open_exec(&path, Access::Checked).unwrap_or_else(|e| {
             if depth > 0 && e == sys::ENOENT {
                 out::file_error(si.program, "bad interpreter: No such file or directory");
                 sys::exit_group(127);
@@ -671,7 +688,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     if let Some(interp) = p.interp {
         let mut ip = Path::new();
         ip.set(interp).unwrap_or_else(|e| fail(interp, e));
-        let fi = open_exec(&ip).unwrap_or_else(|e| fail(ip.bytes(), e));
+        let fi = open_exec(&ip, Access::Checked).unwrap_or_else(|e| fail(ip.bytes(), e));
         // SAFETY: single-threaded start.
         let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
         let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(ip.bytes(), e));
