@@ -16,6 +16,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// and signal stack, starts in `strata_thread_boot`, and resumes the program
 /// from a copy of the parent's frame with rax = 0 and its new stack.
 pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize {
+    // The new stack's range, when clone3 gives it whole.
+    let mut stack = (0u64, 0u64);
     let (flags, newsp) = if nr == Sysno::fork as usize {
         (17u64, 0u64)
     } else if nr == Sysno::vfork as usize {
@@ -28,7 +30,12 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
             return -sys::EINVAL;
         }
         match sys::read_user::<[u64; 8]>(a[0] as usize) {
-            Ok(ca) => (ca[0], if ca[5] != 0 { ca[5] + ca[6] } else { 0 }),
+            Ok(ca) => {
+                if ca[5] != 0 {
+                    stack = (ca[5], ca[5].wrapping_add(ca[6]));
+                }
+                (ca[0], if ca[5] != 0 { ca[5] + ca[6] } else { 0 })
+            }
             Err(e) => return -e,
         }
     };
@@ -90,6 +97,10 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     child.vsigsys_blocked = t.vsigsys_blocked;
     child.prog_gs = t.prog_gs;
     child.vfork_child = u8::from(flags & sys::CLONE_VFORK != 0);
+    if flags & sys::CLONE_VFORK != 0 && stack.0 < stack.1 {
+        // Its own stack while the parent waits (Thread::known_lo).
+        (child.known_lo, child.known_hi) = (stack.0 as usize, stack.1 as usize);
+    }
     // On the fast path the program's mask is the real one: the child must
     // start with every signal blocked (it has no state of its own until
     // strata_thread_boot sets it up; its frame's mask then becomes real).
@@ -184,19 +195,14 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
         return -e;
     }
     // Count the program's environment.
-    let mut nenv = 0usize;
-    if envp != 0 {
-        loop {
-            match sys::read_user::<u64>(envp as usize + nenv * 8) {
-                Ok(0) => break,
-                Ok(_) => nenv += 1,
-                Err(e) => return -e,
-            }
-            if nenv > 1 << 20 {
-                return -7; // E2BIG
-            }
+    let nenv = if envp == 0 {
+        0
+    } else {
+        match count_user_ptrs(envp as usize, 1 << 20) {
+            Ok(n) => n,
+            Err(e) => return -e,
         }
-    }
+    };
     let cfg_len = config::encoded_len(path.bytes());
     let env_bytes = (nenv + 2) * 8;
     let total = env_bytes + cfg_len + 1;
@@ -246,6 +252,32 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     // SAFETY: unmapping our own buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
     r
+}
+
+/// The length of the NULL-terminated pointer array at `p` in the program's
+/// memory (E2BIG past `max`). Read a page's worth at a time, never past the
+/// page the next pointer is on: a vfork child's copies go through
+/// process_vm_readv (its signals are blocked, so a fault could not be
+/// caught), one call per read, and a pointer at a time was one call per
+/// variable of the environment.
+fn count_user_ptrs(p: usize, max: usize) -> Result<usize, isize> {
+    let mut buf = [0u64; 64];
+    let mut n = 0usize;
+    loop {
+        let at = p.checked_add(n * 8).ok_or(sys::EFAULT)?;
+        let k = ((4096 - (at & 4095)) / 8).clamp(1, buf.len());
+        let words = &mut buf[..k];
+        // SAFETY: viewing our own u64 buffer as bytes to fill it.
+        let bytes = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, k * 8) };
+        sys::copy_from_user(bytes, at)?;
+        if let Some(i) = words.iter().position(|&w| w == 0) {
+            return Ok(n + i);
+        }
+        n += k;
+        if n > max {
+            return Err(7); // E2BIG
+        }
+    }
 }
 
 /// The file an execve/execveat names, as a path strata-rt can open after the

@@ -381,6 +381,12 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
     if len == 0 {
         return Ok(());
     }
+    if crate::thread::in_known(src, len) {
+        // SAFETY: writes only the `len` bytes at `dst` (contract), from
+        // program memory known to be mapped (Thread::known_lo).
+        unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst, len) };
+        return Ok(());
+    }
     if crate::fast::direct_copy_ok() {
         // SAFETY: writes only the `len` bytes at `dst` (contract).
         return unsafe { copy_direct(dst, src as *const u8, len) };
@@ -447,6 +453,12 @@ pub fn copy_to_user(dst: usize, src: &[u8]) -> Result<(), isize> {
 
 fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     if src.is_empty() {
+        return Ok(());
+    }
+    if crate::thread::in_known(dst, src.len()) && !crate::image::overlaps_image(dst, src.len()) {
+        // SAFETY: reads only `src`; `dst` is program memory known to be
+        // mapped and writable (Thread::known_lo), outside strata's image.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
         return Ok(());
     }
     if crate::fast::direct_copy_ok() && !crate::image::overlaps_image(dst, src.len()) {

@@ -151,6 +151,15 @@ pub struct Thread {
     /// `fast_uc` holds the whole program state of the current fast call
     /// (`fast::full_frame`), for the clone it was built for.
     pub fast_full: u8,
+    /// Program memory known to be mapped and writable for this thread's
+    /// life, [lo, hi), or empty: a vfork child's stack as clone3 gave it
+    /// (the parent that made it waits until the child execs or exits).
+    /// Copies within it are direct even while the program blocks SIGSEGV
+    /// and SIGBUS, which a posix_spawn child does (every signal) while it
+    /// asks rt_sigaction about each signal: otherwise each copy is a
+    /// process_vm_readv or process_vm_writev (sys.rs).
+    pub known_lo: usize,
+    pub known_hi: usize,
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
@@ -192,6 +201,15 @@ pub fn current() -> &'static mut Thread {
     // SAFETY: the state outlives the thread and only this thread mutates it
     // (other threads only read `dead`).
     unsafe { &mut *p }
+}
+
+/// Whether [addr, addr + len) lies in the calling thread's known-mapped
+/// range ([`Thread::known_lo`]).
+pub fn in_known(addr: usize, len: usize) -> bool {
+    let Some(t) = try_current() else {
+        return false;
+    };
+    addr >= t.known_lo && addr.checked_add(len).is_some_and(|end| end <= t.known_hi)
 }
 
 /// Makes `t` the state of the calling thread.
@@ -334,6 +352,8 @@ unsafe fn reset(t: *mut Thread) {
         (*t).fast_bail = 0;
         (*t).fast_restart = 0;
         (*t).fault_ok = 0;
+        (*t).known_lo = 0;
+        (*t).known_hi = 0;
         (*t).fast_slow = 0;
         (*t).deferred = 0;
         for s in (*t).saved_rt.iter_mut() {
