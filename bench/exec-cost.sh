@@ -5,14 +5,16 @@
 # Prints, per configuration, the median CPU time (perf stat task-clock, the
 # whole process tree) and page faults per exec, and what each adds over
 # native; then the same for a fork without exec (bench/fork_loop.c: fork, the
-# child exits at once, wait; N times). Needs `perf` (software events only)
-# and gcc.
+# child exits at once, wait; N times), and for posix_spawn of /bin/true
+# (bench/spawn_loop.c: how make and gcc start programs; N times). Needs
+# `perf` (software events only) and gcc.
 #
 # With --policy FILE, each build also runs as `strata run --policy FILE --`
 # (its own rows), and everything runs in a scratch directory that has an
 # empty ./out (bench/policies/build.toml writes there). A policy may not let
 # a program run from the scratch directory, so the fork loop is then sh's
-# `( : )` subshell loop instead of fork_loop, for every configuration.
+# `( : )` subshell loop instead of fork_loop, for every configuration, and
+# the spawn loop has no policy rows.
 #
 # Usage: bench/exec-cost.sh [--rounds R] [--execs N] [--policy FILE] [STRATA...]
 #   e.g. bench/exec-cost.sh /tmp/old/target/release/strata target/release/strata
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
         --rounds) rounds="$2"; shift 2 ;;
         --execs) execs="$2"; shift 2 ;;
         --policy) policy="$(realpath "$2" 2>/dev/null || echo "$2")"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) builds+=("$1"); shift ;;
     esac
 done
@@ -38,6 +40,7 @@ command -v perf >/dev/null || { echo "exec-cost.sh: perf is needed" >&2; exit 2;
 script="i=0; while [ \$i -lt $execs ]; do /bin/true; i=\$((i+1)); done"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -Wall -o "$tmp/fork_loop" "$root/bench/fork_loop.c"
+gcc -O2 -Wall -o "$tmp/spawn_loop" "$root/bench/spawn_loop.c"
 mkdir "$tmp/out"
 cd "$tmp"
 if [ -n "$policy" ]; then
@@ -61,7 +64,7 @@ for b in "${builds[@]}"; do
     names+=("$b run --"); cmds+=("$b run --")
     [ -z "$policy" ] || { names+=("$b run --policy $(basename "$policy") --"); cmds+=("$b run --policy $policy --"); }
 done
-declare -A ms faults fms ffaults
+declare -A ms faults fms ffaults sms sfaults
 for r in $(seq "$rounds"); do
     for i in "${!names[@]}"; do
         # shellcheck disable=SC2086 # the command line is words
@@ -70,6 +73,10 @@ for r in $(seq "$rounds"); do
         # shellcheck disable=SC2086
         read -r t f < <(forks ${cmds[$i]})
         fms[${names[$i]}]+="$t "; ffaults[${names[$i]}]+="$f "
+        case "${names[$i]}" in *--policy*) continue ;; esac
+        # shellcheck disable=SC2086
+        read -r t f < <(cpu_faults ${cmds[$i]} "$tmp/spawn_loop" "$execs")
+        sms[${names[$i]}]+="$t "; sfaults[${names[$i]}]+="$f "
     done
 done
 echo "bench/exec-cost.sh: /bin/true x $execs under sh, $rounds interleaved rounds, medians"
@@ -77,3 +84,7 @@ cost_table exec "$execs" ms faults
 echo
 echo "bench/exec-cost.sh: $fork_what, same rounds, medians"
 cost_table fork "$execs" fms ffaults
+echo
+echo "bench/exec-cost.sh: spawn_loop $execs (posix_spawn of /bin/true, wait), same rounds, medians"
+for i in "${!names[@]}"; do case "${names[$i]}" in *--policy*) unset 'names[i]' ;; esac; done
+cost_table spawn "$execs" sms sfaults
