@@ -291,6 +291,7 @@ STACKS = {
 # What a policy's backstop changes by design (docs/policy.md), per program.
 POLICY_CHANGES = {
     "clone_raw": "the backstop answers clone3 with ENOSYS (its flags are out of seccomp's reach)",
+    "vfork_stack_guard": "the backstop answers clone3 with ENOSYS (its flags are out of seccomp's reach)",
 }
 
 

@@ -90,6 +90,7 @@ impl Drop for File {
 }
 
 const X_OK: usize = 1;
+const R_OK: usize = 4;
 
 /// How [`open_exec`] checks permission.
 #[derive(Clone, Copy, PartialEq)]
@@ -97,9 +98,11 @@ enum Access {
     /// As execve does (X_OK): before the exec, where its errno goes back
     /// to the program ([`check_exec`]).
     Check,
-    /// Already checked: in the new image, whose exec was checked by the
-    /// image that made it (check_exec) or by the launcher (cli
-    /// preflight.rs) with the same rules.
+    /// Already checked: the program (and its `#!` chain) in the new image,
+    /// whose exec was checked by the image that made it (check_exec) or by
+    /// the launcher (cli preflight.rs) with the same rules. Not the ELF
+    /// interpreter: check_exec cannot see it when the program's headers lie
+    /// past its first page.
     Checked,
 }
 
@@ -226,8 +229,10 @@ fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
 /// The kernel's checks of `name`, a slice of `buf`, as the ELF interpreter
 /// (the name in the headers): the kernel opens it for execution, so one
 /// that is not a regular file, or that may only be read, fails the exec with
-/// EACCES. The name is used in place when its NUL follows it there, as it
-/// does in every ELF file the toolchains write.
+/// EACCES; and strata's loader reads it, so one that may only be executed
+/// fails the same way here (natively it would run). The name is used in
+/// place when its NUL follows it there, as it does in every ELF file the
+/// toolchains write.
 fn executable(buf: &[u8], name: &[u8]) -> Result<(), isize> {
     let off = (name.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
     let end = off.wrapping_add(name.len());
@@ -245,7 +250,7 @@ fn executable_copy(name: &[u8]) -> Result<(), isize> {
     exec_ok(ip.ptr())
 }
 
-/// A regular file the caller may execute: `path` (NUL-terminated).
+/// A regular file the caller may read and execute: `path` (NUL-terminated).
 fn exec_ok(path: usize) -> Result<(), isize> {
     let mut st = [0u64; 18];
     // SAFETY: `path` is NUL-terminated (callers); `st` has room for struct stat.
@@ -259,7 +264,7 @@ fn exec_ok(path: usize) -> Result<(), isize> {
         return Err(sys::EACCES);
     }
     // SAFETY: as above.
-    sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path, X_OK, 0]) }).map(|_| ())
+    sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path, R_OK | X_OK, 0]) }).map(|_| ())
 }
 
 #[link_section = ".bss.big.main_head"]
@@ -688,7 +693,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     if let Some(interp) = p.interp {
         let mut ip = Path::new();
         ip.set(interp).unwrap_or_else(|e| fail(interp, e));
-        let fi = open_exec(&ip, Access::Checked).unwrap_or_else(|e| fail(ip.bytes(), e));
+        let fi = open_exec(&ip, Access::Check).unwrap_or_else(|e| fail(ip.bytes(), e));
         // SAFETY: single-threaded start.
         let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
         let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(ip.bytes(), e));

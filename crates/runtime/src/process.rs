@@ -34,7 +34,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
                 if ca[5] != 0 {
                     stack = (ca[5], ca[5].wrapping_add(ca[6]));
                 }
-                (ca[0], if ca[5] != 0 { ca[5] + ca[6] } else { 0 })
+                (ca[0], stack.1)
             }
             Err(e) => return -e,
         }
@@ -63,6 +63,9 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
                 s.signo = 0;
             }
             thread::after_fork(t);
+            // A vfork child's stack pages were known while its parent
+            // waited; this child of it has no such parent.
+            (t.known_lo, t.known_hi, t.seen_r, t.seen_w) = (0, 0, 0, 0);
             crate::rewrite::after_fork(t);
             crate::load::after_fork();
             if thread::enable_capture(t).is_err() {
@@ -123,7 +126,13 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     }
     if r < 0 || (r > 0 && flags & sys::CLONE_VFORK != 0) {
         // A vfork child has exec'd or exited by the time we resume: its
-        // state is free again.
+        // state is free again, and the buffer of its exec (in our memory,
+        // which it shared) is ours to unmap.
+        let [buf, len] = core::mem::take(&mut child.exec_buf);
+        if buf != 0 {
+            // SAFETY: the child's exec buffer, which nothing uses any more.
+            unsafe { sys::sc(Sysno::munmap, &[buf, len]) };
+        }
         thread::release(c);
     }
     r
@@ -246,11 +255,14 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     let old = sys::swap_sigmask(!0);
     crate::fast::requeue_saved(crate::thread::current(), !0);
     crate::rewrite::flush_stats(crate::thread::current(), true);
+    // A vfork child's parent unmaps it once the exec has replaced the child.
+    crate::thread::current().exec_buf = [buf, total];
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt as usize, argv as usize, envs as usize]) };
     sys::set_sigmask(old);
     // SAFETY: unmapping our own buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+    crate::thread::current().exec_buf = [0, 0];
     r
 }
 

@@ -381,15 +381,18 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
     if len == 0 {
         return Ok(());
     }
-    if crate::thread::in_known(src, len) {
-        // SAFETY: writes only the `len` bytes at `dst` (contract), from
-        // program memory known to be mapped (Thread::known_lo).
-        unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst, len) };
-        return Ok(());
-    }
     if crate::fast::direct_copy_ok() {
         // SAFETY: writes only the `len` bytes at `dst` (contract).
         return unsafe { copy_direct(dst, src as *const u8, len) };
+    }
+    let known = crate::thread::known_pages(src, len);
+    if let Some((t, bits)) = &known {
+        if bits & !(t.seen_r | t.seen_w) == 0 {
+            // SAFETY: writes only the `len` bytes at `dst` (contract), from
+            // pages of this vfork child's stack an earlier copy reached.
+            unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst, len) };
+            return Ok(());
+        }
     }
     let local = [dst as usize, len];
     let remote = [src, len];
@@ -402,7 +405,12 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
         )
     };
     match check(r) {
-        Ok(n) if n == len => Ok(()),
+        Ok(n) if n == len => {
+            if let Some((t, bits)) = known {
+                t.seen_r |= bits;
+            }
+            Ok(())
+        }
         Ok(_) => Err(EFAULT),
         Err(e) if e == EPERM || e == 38 /* ENOSYS */ => Err(EFAULT),
         Err(e) => Err(e),
@@ -455,16 +463,20 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     if src.is_empty() {
         return Ok(());
     }
-    if crate::thread::in_known(dst, src.len()) && !crate::image::overlaps_image(dst, src.len()) {
-        // SAFETY: reads only `src`; `dst` is program memory known to be
-        // mapped and writable (Thread::known_lo), outside strata's image.
-        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
-        return Ok(());
-    }
-    if crate::fast::direct_copy_ok() && !crate::image::overlaps_image(dst, src.len()) {
+    let outside = !crate::image::overlaps_image(dst, src.len());
+    if crate::fast::direct_copy_ok() && outside {
         // SAFETY: reads only `src`; the program's `dst` is checked to lie
         // outside strata's image.
         return unsafe { copy_direct(dst as *mut u8, src.as_ptr(), src.len()) };
+    }
+    let known = crate::thread::known_pages(dst, src.len()).filter(|_| outside);
+    if let Some((t, bits)) = &known {
+        if bits & !t.seen_w == 0 {
+            // SAFETY: reads only `src`; `dst` is on pages of this vfork
+            // child's stack an earlier write reached, outside strata's image.
+            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
+            return Ok(());
+        }
     }
     let local = [src.as_ptr() as usize, src.len()];
     let remote = [dst, src.len()];
@@ -477,7 +489,12 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
         )
     };
     match check(r) {
-        Ok(n) if n == src.len() => Ok(()),
+        Ok(n) if n == src.len() => {
+            if let Some((t, bits)) = known {
+                t.seen_w |= bits;
+            }
+            Ok(())
+        }
         _ => Err(EFAULT),
     }
 }

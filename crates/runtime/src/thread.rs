@@ -151,15 +151,24 @@ pub struct Thread {
     /// `fast_uc` holds the whole program state of the current fast call
     /// (`fast::full_frame`), for the clone it was built for.
     pub fast_full: u8,
-    /// Program memory known to be mapped and writable for this thread's
-    /// life, [lo, hi), or empty: a vfork child's stack as clone3 gave it
-    /// (the parent that made it waits until the child execs or exits).
-    /// Copies within it are direct even while the program blocks SIGSEGV
-    /// and SIGBUS, which a posix_spawn child does (every signal) while it
-    /// asks rt_sigaction about each signal: otherwise each copy is a
-    /// process_vm_readv or process_vm_writev (sys.rs).
+    /// A vfork child's stack as clone3 gave it, [lo, hi), or empty: the
+    /// parent that made it waits until the child execs or exits. A page of
+    /// it that one copy reached through process_vm_readv (`seen_r`) or
+    /// process_vm_writev (`seen_w`, bit i: page i from `known_lo`) is
+    /// copied to and from directly afterwards, even while the program
+    /// blocks SIGSEGV and SIGBUS, which a posix_spawn child does (every
+    /// signal) while it asks rt_sigaction about each signal: otherwise each
+    /// of those copies is a process_vm_readv or process_vm_writev (sys.rs).
+    /// A page nothing has reached yet (a guard page, say) still goes
+    /// through the kernel, and fails with EFAULT as natively.
     pub known_lo: usize,
     pub known_hi: usize,
+    pub seen_r: u64,
+    pub seen_w: u64,
+    /// The environment and configuration buffer of an exec in progress
+    /// (address, length): after a vfork child's exec the parent, which
+    /// shares the memory, unmaps it (process.rs `clone`).
+    pub exec_buf: [usize; 2],
 }
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
@@ -203,13 +212,21 @@ pub fn current() -> &'static mut Thread {
     unsafe { &mut *p }
 }
 
-/// Whether [addr, addr + len) lies in the calling thread's known-mapped
-/// range ([`Thread::known_lo`]).
-pub fn in_known(addr: usize, len: usize) -> bool {
-    let Some(t) = try_current() else {
-        return false;
-    };
-    addr >= t.known_lo && addr.checked_add(len).is_some_and(|end| end <= t.known_hi)
+/// The pages of [addr, addr + len) as bits of the calling thread's vfork
+/// stack ([`Thread::known_lo`]), if the range lies in it (and its first 64
+/// pages).
+pub fn known_pages(addr: usize, len: usize) -> Option<(&'static mut Thread, u64)> {
+    let t = try_current()?;
+    let end = addr.checked_add(len)?;
+    if len == 0 || addr < t.known_lo || end > t.known_hi {
+        return None;
+    }
+    let (first, last) = ((addr - t.known_lo) / 4096, (end - 1 - t.known_lo) / 4096);
+    if last >= 64 {
+        return None;
+    }
+    let bits = (u64::MAX >> (63 - (last - first))) << first;
+    Some((t, bits))
 }
 
 /// Makes `t` the state of the calling thread.
@@ -354,6 +371,9 @@ unsafe fn reset(t: *mut Thread) {
         (*t).fault_ok = 0;
         (*t).known_lo = 0;
         (*t).known_hi = 0;
+        (*t).seen_r = 0;
+        (*t).seen_w = 0;
+        (*t).exec_buf = [0, 0];
         (*t).fast_slow = 0;
         (*t).deferred = 0;
         for s in (*t).saved_rt.iter_mut() {
