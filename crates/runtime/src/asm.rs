@@ -133,13 +133,18 @@ global_asm!(
     // strata_exit_thread(thread, code, nr): mark the thread's state free and
     // exit (nr = exit or exit_group) without touching memory in between (we
     // are running on the stack that the state owns). exit_group frees the
-    // state too: a vfork or CLONE_VM child shares the pool with its parent.
+    // state too: a CLONE_VM child shares the pool with its parent. Not a
+    // vfork child's: its parent frees it when it resumes (process.rs
+    // `clone`); freed here too, another thread of the parent could take it
+    // in between, and the parent's release would then free a state in use.
     ".globl strata_exit_thread",
     ".type strata_exit_thread,@function",
     "strata_exit_thread:",
     "    mov %rdx, %rax",
+    "    cmpb $0, {vfork}(%rdi)",
+    "    jne 1f",
     "    movl $1, {dead}(%rdi)",
-    "    mov %rsi, %rdi",
+    "1:  mov %rsi, %rdi",
     "    syscall",
     "    ud2",
     // strata_enter_program(sp, entry): the program's first instruction, with
@@ -175,6 +180,7 @@ global_asm!(
     vsigsys = const crate::thread::OFF_VSIGSYS,
     boot_sp = const crate::thread::OFF_BOOT_SP,
     dead = const crate::thread::OFF_DEAD,
+    vfork = const crate::thread::OFF_VFORK_CHILD,
     stack_lo = const crate::thread::OFF_ALTSTACK,
     stack_hi = const crate::thread::OFF_ALTSTACK_HI,
     handler_sp = const crate::thread::OFF_HANDLER_SP,

@@ -173,6 +173,7 @@ pub struct Thread {
 
 pub const OFF_VSIGSYS: usize = core::mem::offset_of!(Thread, vsigsys_blocked);
 pub const OFF_DEAD: usize = core::mem::offset_of!(Thread, dead);
+pub const OFF_VFORK_CHILD: usize = core::mem::offset_of!(Thread, vfork_child);
 pub const OFF_BOOT_SP: usize = core::mem::offset_of!(Thread, boot_sp);
 pub const OFF_ALTSTACK: usize = core::mem::offset_of!(Thread, altstack);
 pub const OFF_ALTSTACK_HI: usize = core::mem::offset_of!(Thread, altstack_hi);
