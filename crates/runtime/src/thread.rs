@@ -7,7 +7,8 @@
 //!
 //! States live in a fixed pool and are reused: a thread marks its state dead
 //! in the very instruction sequence that exits it (`strata_exit_thread`), so
-//! a later clone can take it over.
+//! a later clone can take it over. A vfork child's state is freed by its
+//! parent instead, when the parent resumes (process.rs `clone`).
 
 use crate::sys::{self, StackT, Sysno};
 use core::arch::asm;
