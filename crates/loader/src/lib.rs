@@ -206,7 +206,8 @@ pub struct Plan<'a> {
     /// Address of the program headers once loaded (before the load bias),
     /// from PT_PHDR or from the segment that maps them.
     pub phdr_vaddr: Option<u64>,
-    /// The PT_INTERP path without its NUL, if any.
+    /// The PT_INTERP path without its NUL, if any: a slice of the header
+    /// given to [`plan`], in which its NUL follows it (checked there).
     pub interp: Option<&'a [u8]>,
     pub segments: [Segment; MAX_SEGMENTS],
     pub nsegments: usize,

@@ -128,13 +128,18 @@ fn open_exec(path: &Path, access: Access) -> Result<File, isize> {
     let mut st = [0u64; 18];
     // SAFETY: `st` is large enough for struct stat (144 bytes).
     sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) })?;
-    let mode = (st[3] & 0xffff_ffff) as u32;
-    if mode & 0o170000 != 0o100000 {
+    if !regular(&st) {
         return Err(sys::EACCES); // directories and devices: EACCES, as execve says
     }
     file.size = st[6];
     (file.dev, file.ino) = (st[0], st[1]);
     Ok(file)
+}
+
+/// Whether a struct stat is a regular file's (st_mode, after st_dev,
+/// st_ino, st_nlink).
+fn regular(st: &[u64; 18]) -> bool {
+    st[3] & 0o170000 == 0o100000
 }
 
 fn pread(f: &File, buf: &mut [u8], off: u64) -> Result<usize, isize> {
@@ -199,10 +204,8 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
     let head = &head[..n];
     match classify(head).map_err(|e| e.errno() as isize)? {
         Kind::Elf => match plan(head, f.size) {
-            Ok(p) => match p.interp {
-                Some(interp) => executable(head, interp),
-                None => Ok(()),
-            },
+            // The name's NUL follows it in `head` (strata_loader::Plan).
+            Ok(p) => p.interp.map_or(Ok(()), |interp| exec_ok(interp.as_ptr() as usize)),
             // Headers beyond the first page: let the new image decide.
             Err(LoadError::BadHeader(_)) if strata_loader::head_needed(head) > n => Ok(()),
             Err(e) => Err(e.errno() as isize),
@@ -217,8 +220,8 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
 }
 
 /// The `#!` line's interpreter, checked as a program of its own. Not
-/// inlined, like [`executable_copy`]: check_exec runs at every exec, and every
-/// page of a frame is touched at its entry (stack probes).
+/// inlined: check_exec runs at every exec, and every page of a frame is
+/// touched at its entry (stack probes).
 #[inline(never)]
 fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
     let mut ip = Path::new();
@@ -226,31 +229,11 @@ fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
     check_exec(&ip, depth)
 }
 
-/// The kernel's checks of `name`, a slice of `buf`, as the ELF interpreter
-/// (the name in the headers): the kernel opens it for execution, so one
-/// that is not a regular file, or that may only be read, fails the exec with
-/// EACCES; and strata's loader reads it, so one that may only be executed
-/// fails the same way here (natively it would run). The name is used in
-/// place when its NUL follows it there, as it does in every ELF file the
-/// toolchains write.
-fn executable(buf: &[u8], name: &[u8]) -> Result<(), isize> {
-    let off = (name.as_ptr() as usize).wrapping_sub(buf.as_ptr() as usize);
-    let end = off.wrapping_add(name.len());
-    if end < buf.len() && buf[end] == 0 && !name.contains(&0) {
-        // buf[off..=end] is `name` and its NUL, inside `buf`.
-        return exec_ok(buf.as_ptr() as usize + off);
-    }
-    executable_copy(name)
-}
-
-#[inline(never)]
-fn executable_copy(name: &[u8]) -> Result<(), isize> {
-    let mut ip = Path::new();
-    ip.set(name)?;
-    exec_ok(ip.ptr())
-}
-
-/// A regular file the caller may read and execute: `path` (NUL-terminated).
+/// The kernel's checks of `path` (NUL-terminated) as the ELF interpreter:
+/// the kernel opens it for execution, so one that is not a regular file, or
+/// that may only be read, fails the exec with EACCES; and strata's loader
+/// reads it, so one that may only be executed fails the same way here
+/// (natively it would run).
 fn exec_ok(path: usize) -> Result<(), isize> {
     let mut st = [0u64; 18];
     // SAFETY: `path` is NUL-terminated (callers); `st` has room for struct stat.
@@ -260,7 +243,7 @@ fn exec_ok(path: usize) -> Result<(), isize> {
             &[sys::AT_FDCWD as usize, path, st.as_mut_ptr() as usize, 0],
         )
     })?;
-    if (st[3] as u32) & 0o170000 != 0o100000 {
+    if !regular(&st) {
         return Err(sys::EACCES);
     }
     // SAFETY: as above.

@@ -63,9 +63,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
                 s.signo = 0;
             }
             thread::after_fork(t);
-            // A vfork child's stack pages were known while its parent
-            // waited; this child of it has no such parent.
-            (t.known_lo, t.known_hi, t.seen_r, t.seen_w) = (0, 0, 0, 0);
+            t.forget_vfork_stack();
             crate::rewrite::after_fork(t);
             crate::load::after_fork();
             if thread::enable_capture(t).is_err() {
@@ -204,14 +202,19 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
         return -e;
     }
     // Count the program's environment.
-    let nenv = if envp == 0 {
-        0
-    } else {
-        match count_user_ptrs(envp as usize, 1 << 20) {
-            Ok(n) => n,
-            Err(e) => return -e,
+    let mut nenv = 0usize;
+    if envp != 0 {
+        loop {
+            match sys::read_user::<u64>(envp as usize + nenv * 8) {
+                Ok(0) => break,
+                Ok(_) => nenv += 1,
+                Err(e) => return -e,
+            }
+            if nenv > 1 << 20 {
+                return -7; // E2BIG
+            }
         }
-    };
+    }
     let cfg_len = config::encoded_len(path.bytes());
     let env_bytes = (nenv + 2) * 8;
     let total = env_bytes + cfg_len + 1;
@@ -264,32 +267,6 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
     crate::thread::current().exec_buf = [0, 0];
     r
-}
-
-/// The length of the NULL-terminated pointer array at `p` in the program's
-/// memory (E2BIG past `max`). Read a page's worth at a time, never past the
-/// page the next pointer is on: a vfork child's copies go through
-/// process_vm_readv (its signals are blocked, so a fault could not be
-/// caught), one call per read, and a pointer at a time was one call per
-/// variable of the environment.
-fn count_user_ptrs(p: usize, max: usize) -> Result<usize, isize> {
-    let mut buf = [0u64; 64];
-    let mut n = 0usize;
-    loop {
-        let at = p.checked_add(n * 8).ok_or(sys::EFAULT)?;
-        let k = ((4096 - (at & 4095)) / 8).clamp(1, buf.len());
-        let words = &mut buf[..k];
-        // SAFETY: viewing our own u64 buffer as bytes to fill it.
-        let bytes = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, k * 8) };
-        sys::copy_from_user(bytes, at)?;
-        if let Some(i) = words.iter().position(|&w| w == 0) {
-            return Ok(n + i);
-        }
-        n += k;
-        if n > max {
-            return Err(7); // E2BIG
-        }
-    }
 }
 
 /// The file an execve/execveat names, as a path strata-rt can open after the

@@ -8,6 +8,7 @@
 //! here because strata must re-issue *any* number a program uses, including
 //! ones no crate knows about.
 
+use crate::thread::Known;
 use core::arch::asm;
 pub use syscalls::Sysno;
 
@@ -385,14 +386,12 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
         // SAFETY: writes only the `len` bytes at `dst` (contract).
         return unsafe { copy_direct(dst, src as *const u8, len) };
     }
-    let known = crate::thread::known_pages(src, len);
-    if let Some((t, bits)) = &known {
-        if bits & !(t.seen_r | t.seen_w) == 0 {
-            // SAFETY: writes only the `len` bytes at `dst` (contract), from
-            // pages of this vfork child's stack an earlier copy reached.
-            unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst, len) };
-            return Ok(());
-        }
+    let known = crate::thread::known(src, len, false);
+    if let Known::Reached = known {
+        // SAFETY: writes only the `len` bytes at `dst` (contract), from
+        // pages of this vfork child's stack an earlier copy reached.
+        unsafe { core::ptr::copy_nonoverlapping(src as *const u8, dst, len) };
+        return Ok(());
     }
     let local = [dst as usize, len];
     let remote = [src, len];
@@ -406,9 +405,7 @@ unsafe fn copy_from_user_once(dst: *mut u8, len: usize, src: usize) -> Result<()
     };
     match check(r) {
         Ok(n) if n == len => {
-            if let Some((t, bits)) = known {
-                t.seen_r |= bits;
-            }
+            known.reached(false);
             Ok(())
         }
         Ok(_) => Err(EFAULT),
@@ -469,14 +466,16 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
         // outside strata's image.
         return unsafe { copy_direct(dst as *mut u8, src.as_ptr(), src.len()) };
     }
-    let known = crate::thread::known_pages(dst, src.len()).filter(|_| outside);
-    if let Some((t, bits)) = &known {
-        if bits & !t.seen_w == 0 {
-            // SAFETY: reads only `src`; `dst` is on pages of this vfork
-            // child's stack an earlier write reached, outside strata's image.
-            unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
-            return Ok(());
-        }
+    let known = if outside {
+        crate::thread::known(dst, src.len(), true)
+    } else {
+        Known::No
+    };
+    if let Known::Reached = known {
+        // SAFETY: reads only `src`; `dst` is on pages of this vfork child's
+        // stack an earlier write reached, outside strata's image.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst as *mut u8, src.len()) };
+        return Ok(());
     }
     let local = [src.as_ptr() as usize, src.len()];
     let remote = [dst, src.len()];
@@ -490,9 +489,7 @@ fn copy_to_user_once(dst: usize, src: &[u8]) -> Result<(), isize> {
     };
     match check(r) {
         Ok(n) if n == src.len() => {
-            if let Some((t, bits)) = known {
-                t.seen_w |= bits;
-            }
+            known.reached(true);
             Ok(())
         }
         _ => Err(EFAULT),

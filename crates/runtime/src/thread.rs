@@ -214,21 +214,62 @@ pub fn current() -> &'static mut Thread {
     unsafe { &mut *p }
 }
 
-/// The pages of [addr, addr + len) as bits of the calling thread's vfork
-/// stack ([`Thread::known_lo`]), if the range lies in it (and its first 64
-/// pages).
-pub fn known_pages(addr: usize, len: usize) -> Option<(&'static mut Thread, u64)> {
-    let t = try_current()?;
-    let end = addr.checked_add(len)?;
+/// What the calling thread knows of [addr, addr + len) of the program's
+/// memory ([`Thread::known_lo`]).
+pub enum Known {
+    /// Nothing: copy through the kernel.
+    No,
+    /// Pages of its vfork stack that an earlier copy reached (a write, for a
+    /// write): a plain copy.
+    Reached,
+    /// Pages of its vfork stack not reached yet: copy through the kernel,
+    /// then [`Known::reached`].
+    Unreached(&'static mut Thread, u64),
+}
+
+/// [`Known`] of [addr, addr + len), for a copy that writes there or not.
+pub fn known(addr: usize, len: usize, write: bool) -> Known {
+    let Some(t) = try_current() else {
+        return Known::No;
+    };
+    let Some(end) = addr.checked_add(len) else {
+        return Known::No;
+    };
     if len == 0 || addr < t.known_lo || end > t.known_hi {
-        return None;
+        return Known::No;
     }
     let (first, last) = ((addr - t.known_lo) / 4096, (end - 1 - t.known_lo) / 4096);
     if last >= 64 {
-        return None;
+        return Known::No;
     }
     let bits = (u64::MAX >> (63 - (last - first))) << first;
-    Some((t, bits))
+    let seen = if write { t.seen_w } else { t.seen_r | t.seen_w };
+    if bits & !seen == 0 {
+        Known::Reached
+    } else {
+        Known::Unreached(t, bits)
+    }
+}
+
+impl Known {
+    /// A copy through the kernel reached the pages.
+    pub fn reached(self, write: bool) {
+        if let Known::Unreached(t, bits) = self {
+            if write {
+                t.seen_w |= bits;
+            } else {
+                t.seen_r |= bits;
+            }
+        }
+    }
+}
+
+impl Thread {
+    /// Forgets the vfork stack ([`Thread::known_lo`]): a state made anew, or
+    /// the child of a fork, which has no waiting parent.
+    pub fn forget_vfork_stack(&mut self) {
+        (self.known_lo, self.known_hi, self.seen_r, self.seen_w) = (0, 0, 0, 0);
+    }
 }
 
 /// Makes `t` the state of the calling thread.
@@ -371,10 +412,7 @@ unsafe fn reset(t: *mut Thread) {
         (*t).fast_bail = 0;
         (*t).fast_restart = 0;
         (*t).fault_ok = 0;
-        (*t).known_lo = 0;
-        (*t).known_hi = 0;
-        (*t).seen_r = 0;
-        (*t).seen_w = 0;
+        (*t).forget_vfork_stack();
         (*t).exec_buf = [0, 0];
         (*t).fast_slow = 0;
         (*t).deferred = 0;
