@@ -305,39 +305,64 @@ fn insert_in_table(addr: u64, v: u64) -> bool {
     true
 }
 
-/// The text mapped at `text` and the pool `pool` came from a text image
-/// whose site table is `sites` (under the lock). The table, sorted by
-/// address as `rewrite_text` writes it, stands for the image's sites (an
-/// **overlay**, `overlay_find`): nothing is copied into the site table, whose
-/// pages would each be a fault at every exec, until an entry of the image
-/// must change or part of its text goes (`materialize`). A table that is not
-/// sorted is copied at once.
-pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry]) {
-    let (mut patched, mut declined, mut lo, mut hi) = (0u64, 0u64, u64::MAX, 0u64);
-    let mut sorted = true;
-    for (k, e) in sites.iter().enumerate() {
-        match (e[0] >> 40) as u8 {
-            PATCHED_SITE => patched += 1,
-            DECLINED_SITE => declined += 1,
-            _ => sorted = false,
+/// What adopting an image needs to know of its site table, worked out when
+/// the image is written and kept in its header (`textimage`), so that a
+/// process mapping the image reads no page of the table: the counts of
+/// patched and declined sites, the lowest and highest site offset, and
+/// whether the table is sorted by offset.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Summary {
+    pub patched: u64,
+    pub declined: u64,
+    pub lo: u64,
+    pub hi: u64,
+    pub sorted: bool,
+}
+
+impl Summary {
+    pub(crate) fn of(sites: &[crate::textimage::Entry]) -> Summary {
+        let mut s = Summary {
+            patched: 0,
+            declined: 0,
+            lo: u64::MAX,
+            hi: 0,
+            sorted: true,
+        };
+        for (k, e) in sites.iter().enumerate() {
+            match (e[0] >> 40) as u8 {
+                PATCHED_SITE => s.patched += 1,
+                DECLINED_SITE => s.declined += 1,
+                _ => s.sorted = false,
+            }
+            s.sorted &= k == 0 || sites[k - 1][1] < e[1];
+            (s.lo, s.hi) = (s.lo.min(e[1]), s.hi.max(e[1]));
         }
-        sorted &= k == 0 || sites[k - 1][1] < e[1];
-        (lo, hi) = (lo.min(e[1]), hi.max(e[1]));
+        s
     }
+}
+
+/// The text mapped at `text` and the pool `pool` came from a text image
+/// whose site table is `sites` (under the lock), summed up by `sum`. The
+/// table, sorted by address as `rewrite_text` writes it, stands for the
+/// image's sites (an **overlay**, `overlay_find`): nothing is copied into
+/// the site table, whose pages would each be a fault at every exec, until
+/// an entry of the image must change or part of its text goes
+/// (`materialize`). A table that is not sorted is copied at once.
+pub(crate) fn adopt_image(pool: usize, text: u64, sites: &'static [crate::textimage::Entry], sum: &Summary) {
     if sites.is_empty() {
         return;
     }
     POOL_META[pool][1].store(sites.len(), Ordering::Relaxed);
     POOL_META[pool][2].store(text as usize, Ordering::Relaxed);
     POOL_META[pool][0].store(sites.as_ptr() as usize, Ordering::Release);
-    if sorted {
+    if sum.sorted {
         OVERLAY[pool].store(1, Ordering::Release);
     } else {
         copy_sites(text, sites);
     }
-    note_region(text + lo, text + hi + 1);
-    PATCHED.fetch_add(patched, Ordering::Relaxed);
-    DECLINED.fetch_add(declined, Ordering::Relaxed);
+    note_region(text + sum.lo, text + sum.hi + 1);
+    PATCHED.fetch_add(sum.patched, Ordering::Relaxed);
+    DECLINED.fetch_add(sum.declined, Ordering::Relaxed);
     IMAGED.fetch_add(1, Ordering::Relaxed);
 }
 

@@ -54,7 +54,7 @@ use crate::sys::{self, Sysno};
 /// once).
 pub const MIN_PAGES: usize = 4;
 
-const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT02");
+const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT03");
 /// The pool file is the pool as it lies in memory, its first page the
 /// pool's constants (the addresses of strata's entries, the same in every
 /// process: strata-rt is linked at a fixed address), so a process maps it
@@ -67,7 +67,11 @@ const H_DELTA: usize = H_KEY + KEY_WORDS;
 const H_TRAMP_LEN: usize = H_DELTA + 1;
 const H_NSITES: usize = H_DELTA + 2;
 const H_POOL_LEN: usize = H_DELTA + 3;
-const H_WORDS: usize = H_DELTA + 4;
+/// The site table's `rewrite::Summary`: patched, declined, lowest and
+/// highest offset, sorted (1) or not (0).
+const H_SUMMARY: usize = H_DELTA + 4;
+const H_WORDS: usize = H_SUMMARY + 5;
+const _: () = assert!(HEADER_AT + H_WORDS * 8 <= 4096);
 
 /// What an image is of: the library file's device, inode, size,
 /// modification time (s, ns), the mapped range (offset, length), and its
@@ -254,6 +258,13 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
     let Some(base) = base else {
         return Found::Unusable;
     };
+    let sum = rewrite::Summary {
+        patched: h[H_SUMMARY],
+        declined: h[H_SUMMARY + 1],
+        lo: h[H_SUMMARY + 2],
+        hi: h[H_SUMMARY + 3],
+        sorted: h[H_SUMMARY + 4] == 1,
+    };
     if r != ((C + H_WORDS) * 8) as isize
         || h[H_MAGIC] != MAGIC
         || !rewrite::pool_constants_are_ours(consts)
@@ -262,6 +273,8 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         || n > MAX_ENTRIES
         || tramp_len > rewrite::POOL_SIZE
         || meta_at(tramp_len) + 32 * n > pool_len
+        || sum.patched.saturating_add(sum.declined) > n as u64
+        || n > 0 && (sum.lo > sum.hi || sum.hi >= len as u64)
     {
         return Found::Unusable;
     }
@@ -290,7 +303,7 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         // SAFETY: the kernel just mapped the n entries (n * 32 bytes) there,
         // in the pool, which the program cannot unmap.
         let sites = unsafe { core::slice::from_raw_parts((base + meta_at(tramp_len)) as *const Entry, n) };
-        rewrite::adopt_image(pool, addr as u64, sites);
+        rewrite::adopt_image(pool, addr as u64, sites, &sum);
         Found::Mapped
     })
 }
@@ -463,6 +476,8 @@ fn write_open(
     h[H_TRAMP_LEN] = tramp_len as u64;
     h[H_NSITES] = sites.len() as u64;
     h[H_POOL_LEN] = pool_len as u64;
+    let sum = rewrite::Summary::of(sites);
+    h[H_SUMMARY..].copy_from_slice(&[sum.patched, sum.declined, sum.lo, sum.hi, u64::from(sum.sorted)]);
     // The rewritten text from memory; the pool file as the pool is laid
     // out (its constants, the trampolines), the header after the constants,
     // the file as long as the pool (a mapping of it has no page past its
