@@ -94,6 +94,12 @@ pub fn session() -> &'static [u8] {
     &strings()[at..at + SESSION_LEN.load(Ordering::Relaxed)]
 }
 
+/// The session file's path, with its NUL (`init` writes one after it).
+pub fn session_cstr() -> &'static core::ffi::CStr {
+    let at = RUNTIME_LEN.load(Ordering::Relaxed) + 1;
+    core::ffi::CStr::from_bytes_until_nul(&strings()[at..]).unwrap_or(c"")
+}
+
 /// The stack specification.
 pub fn spec() -> &'static [u8] {
     let at = RUNTIME_LEN.load(Ordering::Relaxed) + SESSION_LEN.load(Ordering::Relaxed) + 2;

@@ -25,17 +25,19 @@ const AT_FLAGS: u64 = 8;
 const AT_ENTRY: u64 = 9;
 pub(crate) const AT_EXECFN: u64 = 31;
 
-/// A NUL-terminated path in a fixed buffer.
+/// A NUL-terminated path in a fixed buffer (its length first: a short path
+/// in a static Path is one page written).
+#[repr(C)]
 pub struct Path {
-    pub buf: [u8; PATH_MAX + 1],
     pub len: usize,
+    pub buf: [u8; PATH_MAX + 1],
 }
 
 impl Path {
     pub const fn new() -> Path {
         Path {
-            buf: [0; PATH_MAX + 1],
             len: 0,
+            buf: [0; PATH_MAX + 1],
         }
     }
     pub fn set(&mut self, s: &[u8]) -> Result<(), isize> {
@@ -72,6 +74,10 @@ impl Path {
     pub fn ptr(&self) -> usize {
         self.buf.as_ptr() as usize
     }
+    /// The path up to its NUL.
+    pub fn cstr(&self) -> &core::ffi::CStr {
+        core::ffi::CStr::from_bytes_until_nul(&self.buf).unwrap_or(c"")
+    }
 }
 
 /// An open executable file.
@@ -107,16 +113,17 @@ enum Access {
 }
 
 /// Opens `path` for execution: a regular file, which the caller may execute.
-fn open_exec(path: &Path, access: Access) -> Result<File, isize> {
+fn open_exec(path: &core::ffi::CStr, access: Access) -> Result<File, isize> {
+    let at = path.as_ptr() as usize;
     if access == Access::Check {
         // SAFETY: `path` is NUL-terminated.
-        sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, path.ptr(), X_OK, 0]) })?;
+        sys::check(unsafe { sys::sc(Sysno::faccessat, &[sys::AT_FDCWD as usize, at, X_OK, 0]) })?;
     }
     // SAFETY: as above.
     let fd = sys::check(unsafe {
         sys::sc(
             Sysno::openat,
-            &[sys::AT_FDCWD as usize, path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0],
+            &[sys::AT_FDCWD as usize, at, sys::O_RDONLY | sys::O_CLOEXEC, 0],
         )
     })?;
     let mut file = File {
@@ -198,7 +205,7 @@ fn read_head_after<'b>(f: &File, buf: &'b mut [u8], have: usize) -> Result<&'b [
 /// The checks the kernel's execve makes before it gives up the old image:
 /// permissions, format, the interpreter chain. `Err(errno)` if it would fail.
 pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
-    let f = open_exec(path, Access::Check)?;
+    let f = open_exec(path.cstr(), Access::Check)?;
     let mut head = [0u8; 4096];
     let n = pread(&f, &mut head, 0)?;
     let head = &head[..n];
@@ -265,7 +272,12 @@ static mut SCRIPT_LINES: [[u8; PROBE_LEN]; MAX_SCRIPT_DEPTH + 1] = [[0; PROBE_LE
 #[link_section = ".bss.big.exe"]
 static mut EXE: Path = Path::new();
 /// The ELF file as the loader opened it (absolute), and its device and
-/// inode, from which [`exe`] finds the canonical name.
+/// inode, from which [`exe`] finds the canonical name. At start, the path
+/// being loaded (the program, or the interpreter of its `#!` chain): a
+/// static, not on the start-up's stack, whose every page a frame spans is
+/// touched at its entry (stack probes), while a path uses one page here;
+/// and not in `.bss`, all of whose pages each start touches.
+#[link_section = ".bss.big.exe_opened"]
 static mut EXE_OPENED: Path = Path::new();
 static EXE_ID: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// EXE's state: not worked out yet, being written, ready.
@@ -385,26 +397,36 @@ fn find_exe(out: &mut Path, opened: &Path) -> bool {
 
 /// Records the ELF file the loader opened as `path` (relative to the
 /// working directory unless absolute) for [`exe`].
-fn note_exe(path: &Path, f: &File) {
+fn note_exe(f: &File) {
     EXE_ID[0].store(f.dev, Ordering::Relaxed);
     EXE_ID[1].store(f.ino, Ordering::Relaxed);
     // SAFETY: single-threaded start.
     let o = unsafe { &mut *core::ptr::addr_of_mut!(EXE_OPENED) };
-    if path.bytes().first() == Some(&b'/') {
-        let _ = o.set(path.bytes());
+    if o.bytes().first() != Some(&b'/') {
+        make_absolute(o);
+    }
+}
+
+/// `path`, relative, made absolute (the current directory before it).
+/// Unchanged if that fails. Not inlined: the copy's buffer stays off the
+/// start's frame when the program's path is absolute, as it mostly is.
+#[inline(never)]
+fn make_absolute(path: &mut Path) {
+    let mut rel = Path::new();
+    if rel.set(path.bytes()).is_err() {
         return;
     }
     // SAFETY: getcwd into our own buffer, its size passed.
-    let r = unsafe { sys::sc(Sysno::getcwd, &[o.buf.as_mut_ptr() as usize, PATH_MAX]) };
+    let r = unsafe { sys::sc(Sysno::getcwd, &[path.buf.as_mut_ptr() as usize, PATH_MAX]) };
     // getcwd's length counts the NUL.
     let Ok(n) = sys::check(r).map(|n| n.saturating_sub(1)) else {
-        let _ = o.set(path.bytes());
+        let _ = path.set(rel.bytes());
         return;
     };
-    o.len = n;
-    let rel = path.bytes();
-    if o.join(rel.strip_prefix(b"./").unwrap_or(rel)).is_err() {
-        let _ = o.set(path.bytes());
+    path.len = n;
+    let rel = rel.bytes();
+    if path.join(rel.strip_prefix(b"./").unwrap_or(rel)).is_err() {
+        let _ = path.set(rel);
     }
 }
 
@@ -601,7 +623,8 @@ pub static mut BRK_CUR: usize = 0;
 /// # Safety
 /// Called once on the main thread at start, with the kernel's stack intact.
 pub unsafe fn start(si: &StartInfo) -> ! {
-    let mut path = Path::new();
+    // SAFETY: single-threaded start; the static buffers are used only here.
+    let path = unsafe { &mut *core::ptr::addr_of_mut!(EXE_OPENED) };
     if let Err(e) = path.set(si.program) {
         fail(si.program, e);
     }
@@ -615,7 +638,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // SAFETY: as above.
     let lines = unsafe { &mut *core::ptr::addr_of_mut!(SCRIPT_LINES) };
     let (f, have) = loop {
-        let f = open_exec(&path, Access::Checked).unwrap_or_else(|e| {
+        let f = open_exec(path.cstr(), Access::Checked).unwrap_or_else(|e| {
             if depth > 0 && e == sys::ENOENT {
                 out::file_error(si.program, "bad interpreter: No such file or directory");
                 sys::exit_group(127);
@@ -659,7 +682,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     };
     let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
     let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
-    note_exe(&path, &f);
+    note_exe(&f);
 
     let rnd = randomized();
     // Both random offsets (the interpreter's base, the program break) from
@@ -674,14 +697,15 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     let mut entry = bias.wrapping_add(p.entry as usize);
     let mut interp_base = 0usize;
     if let Some(interp) = p.interp {
-        let mut ip = Path::new();
-        ip.set(interp).unwrap_or_else(|e| fail(interp, e));
-        let fi = open_exec(&ip, Access::Check).unwrap_or_else(|e| fail(ip.bytes(), e));
+        // SAFETY: strata_loader's Plan guarantees a NUL right after the
+        // name, in the header, which stays as it is until the start is over.
+        let ip = unsafe { core::ffi::CStr::from_ptr(interp.as_ptr().cast()) };
+        let fi = open_exec(ip, Access::Check).unwrap_or_else(|e| fail(interp, e));
         // SAFETY: single-threaded start.
         let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
-        let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(ip.bytes(), e));
-        let ipl = plan(ihead, fi.size).unwrap_or_else(|e| fail_load(ip.bytes(), e));
-        let ibias = map_elf(&fi, &ipl, 0).unwrap_or_else(|e| fail(ip.bytes(), e));
+        let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(interp, e));
+        let ipl = plan(ihead, fi.size).unwrap_or_else(|e| fail_load(interp, e));
+        let ibias = map_elf(&fi, &ipl, 0).unwrap_or_else(|e| fail(interp, e));
         interp_base = ibias.wrapping_add(ipl.lo() as usize);
         entry = ibias.wrapping_add(ipl.entry as usize);
     }

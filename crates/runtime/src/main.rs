@@ -225,7 +225,7 @@ unsafe fn rt_main(sp: *const usize) -> ! {
             .emit();
         sys::exit_group(2);
     }
-    stack::init(config::session(), config::spec());
+    stack::init(config::session_cstr(), config::spec());
     rewrite::init(
         cfg.flags & strata_proto::FLAG_REWRITE_LAZY != 0,
         cfg.flags & strata_proto::FLAG_REWRITE_EAGER != 0,

@@ -1550,7 +1550,11 @@ fn cache_put(key: &[u64; 7], recs: &[Rec]) {
 
 /// Decodes the functions of the text mapping [addr, addr+len) (file offset
 /// `off` of `fd`) that hold a `syscall`; their sites go to `out`. None if
-/// the file has no usable `.eh_frame_hdr`.
+/// the file has no usable `.eh_frame_hdr`. Not inlined: its program
+/// header buffer (3.5 KiB) would be in `scan_mapping`'s frame, whose every
+/// page is touched at each mapping of a library (stack probes), scanned or
+/// not.
+#[inline(never)]
 fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -> Option<usize> {
     let mut eh = [0u8; 64];
     if pread(fd, &mut eh, 0) != 64 || eh[..4] != *b"\x7fELF" || eh[4] != 2 {

@@ -710,7 +710,7 @@ fn ring_emit(b: &[u8]) -> bool {
 /// installation). A session file that is gone (this process outlived the
 /// launcher) only turns the shared services off: counters and the trace
 /// ring (trace lines then go to standard error); the layers stay.
-pub fn init(session_path: &[u8], spec: &[u8]) {
+pub fn init(session_path: &core::ffi::CStr, spec: &[u8]) {
     if let Some((m, len)) = map_session(session_path) {
         SESSION_LEN.store(len, Ordering::Relaxed);
         SESSION.store(m as *mut AtomicU64, Ordering::Release);
@@ -799,17 +799,20 @@ fn die(name: &[u8], why: &[u8]) -> ! {
     sys::exit_group(2)
 }
 
-fn map_session(path: &[u8]) -> Option<(usize, usize)> {
+fn map_session(path: &core::ffi::CStr) -> Option<(usize, usize)> {
     if path.is_empty() {
         return None;
     }
-    let mut p = crate::load::Path::new();
-    p.set(path).ok()?;
     // SAFETY: NUL-terminated path.
     let fd = sys::check(unsafe {
         sys::sc(
             Sysno::openat,
-            &[sys::AT_FDCWD as usize, p.ptr(), sys::O_RDWR | sys::O_CLOEXEC, 0],
+            &[
+                sys::AT_FDCWD as usize,
+                path.as_ptr() as usize,
+                sys::O_RDWR | sys::O_CLOEXEC,
+                0,
+            ],
         )
     })
     .ok()?;
