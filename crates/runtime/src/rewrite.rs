@@ -638,7 +638,7 @@ fn new_pool(site: u64) -> Option<usize> {
 /// byte at `c + first`.
 pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
     let flags = sys::MAP_PRIVATE | sys::MAP_ANONYMOUS | sys::MAP_NORESERVE;
-    map_pool(c, size, sys::PROT_READ | sys::PROT_WRITE, flags, usize::MAX)?;
+    map_pool(c, size, sys::PROT_READ | sys::PROT_WRITE, flags, usize::MAX, 0)?;
     // SAFETY: our new writable page: the entry addresses.
     unsafe {
         for (&at, v) in POOL_SLOTS.iter().zip(pool_constants()) {
@@ -651,13 +651,13 @@ pub(crate) fn pool_at(c: usize, size: usize, first: usize) -> Option<usize> {
 
 /// Maps [c, c+size) for a pool where nothing is mapped (MAP_FIXED_NOREPLACE
 /// fails rather than replace anything), if a pool may go there.
-fn map_pool(c: usize, size: usize, prot: usize, flags: usize, fd: usize) -> Option<()> {
+fn map_pool(c: usize, size: usize, prot: usize, flags: usize, fd: usize, off: usize) -> Option<()> {
     if !pool_place_ok(c, size) {
         return None;
     }
-    // SAFETY: a fresh private mapping (anonymous, or of a pool file) where
-    // nothing is mapped.
-    let r = unsafe { sys::sc(Sysno::mmap, &[c, size, prot, flags | sys::MAP_FIXED_NOREPLACE, fd, 0]) };
+    // SAFETY: a fresh private mapping (anonymous, or of a text image's
+    // pool) where nothing is mapped.
+    let r = unsafe { sys::sc(Sysno::mmap, &[c, size, prot, flags | sys::MAP_FIXED_NOREPLACE, fd, off]) };
     if r as usize != c {
         if r >= 0 {
             // An old kernel placed it elsewhere: give it back.
@@ -690,7 +690,7 @@ fn pool_constants() -> [u64; 2] {
     ]
 }
 
-/// Whether `words`, a pool file's first words, are the constants this
+/// Whether `words`, a text image's pool's first words, are the constants this
 /// strata-rt puts there.
 pub(crate) fn pool_constants_are_ours(words: &[u64]) -> bool {
     POOL_SLOTS
@@ -701,8 +701,8 @@ pub(crate) fn pool_constants_are_ours(words: &[u64]) -> bool {
 
 /// A text image's pool at `c`, `size` bytes mapped whole from its file
 /// `fd` (under the lock): its index, full (nothing more goes there).
-pub(crate) fn pool_from_file(c: usize, size: usize, fd: usize) -> Option<usize> {
-    map_pool(c, size, sys::PROT_READ | sys::PROT_EXEC, sys::MAP_PRIVATE, fd)?;
+pub(crate) fn pool_from_file(c: usize, size: usize, fd: usize, off: usize) -> Option<usize> {
+    map_pool(c, size, sys::PROT_READ | sys::PROT_EXEC, sys::MAP_PRIVATE, fd, off)?;
     Some(add_pool(c, size, size))
 }
 

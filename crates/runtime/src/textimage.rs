@@ -4,11 +4,12 @@
 //! pages, and each written page is a copy-on-write fault: at every exec, for
 //! every process, the same copies of the same pages. A text image is that
 //! work done once per session: a copy of the library file whose text holds
-//! the rewritten sites, and a pool file with the trampolines they jump to
-//! and a table of the sites. A later process that maps the same file range
-//! maps the image instead: its text and trampolines come from the page
-//! cache, shared by every process of the session, with no copy and no fault
-//! per page.
+//! the rewritten sites, followed in the same file by the pool with the
+//! trampolines they jump to and a table of the sites. A later process that
+//! maps the same file range maps the image instead (one file opened, two
+//! mappings: the pool, the text): its text and trampolines come from the
+//! page cache, shared by every process of the session, with no copy and no
+//! fault per page.
 //!
 //! A jump's displacement depends on where the trampoline is relative to the
 //! site, so an image's pool sits at a fixed distance from the library: right
@@ -21,11 +22,13 @@
 //! strata-rt is mapped at a different address in every process.
 //!
 //! Images live in the session's directory (`SESSION.text`, made by the
-//! launcher, removed with the session): in `PID.KEY/`, the text as `NAME`,
-//! the library's own file name (and the link `text` to it), and the pool as
-//! `pool` (a header in place of the page of entry addresses, then what the
-//! pool holds). The link `KEY` to the directory publishes an image once it
-//! is written whole; images never change afterwards. They are keyed by the
+//! launcher, removed with the session): in `PID.KEY/`, the file `NAME`, the
+//! library's own file name (and the link `text` to it): the library's
+//! bytes with the rewritten text, then, from the first page boundary past
+//! the library's size, the pool as it lies in memory (its first page the
+//! pool's constants and a header, then the trampolines and the site table).
+//! The link `KEY` to the directory publishes an image once it is written
+//! whole; images never change afterwards. They are keyed by the
 //! library file's device, inode, size, modification and change times and
 //! mapped range (files in memory, such as memfds, get none: see [`key`]);
 //! the stack, and so which calls skip strata, is the same for every process
@@ -41,9 +44,10 @@
 //! (`.../strata-count.*.text/PID.KEY/libc.so.6`, or for kept images
 //! `.../images-KEY/PID.KEY/libc.so.6`) for the text of an imaged
 //! library, where it would name the library (the same file name in another
-//! directory), and `.../PID.KEY/pool` for its trampolines; the file is a
-//! byte-for-byte copy of the library but for the rewritten sites, so tools
-//! that read the mapped file (perf, gdb) find the same symbols.
+//! directory), and the same file for its trampolines, at an offset past the
+//! library's end; up to there, the file is a byte-for-byte copy of the
+//! library but for the rewritten sites, so tools that read the mapped file
+//! (perf, gdb) find the same symbols.
 //! dl_iterate_phdr and the link map, which name the library, do not change.
 
 use crate::rewrite;
@@ -54,13 +58,13 @@ use crate::sys::{self, Sysno};
 /// once).
 pub const MIN_PAGES: usize = 4;
 
-const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT03");
-/// The pool file is the pool as it lies in memory, its first page the
-/// pool's constants (the addresses of strata's entries, the same in every
-/// process: strata-rt is linked at a fixed address), so a process maps it
-/// whole in one call. The header follows the constants.
+const MAGIC: u64 = u64::from_le_bytes(*b"STRTXT04");
+/// The pool lies in the image file as it lies in memory, its first page
+/// the pool's constants (the addresses of strata's entries, the same in
+/// every process: strata-rt is linked at a fixed address), so a process
+/// maps it whole in one call. The header follows the constants.
 const HEADER_AT: usize = rewrite::POOL_HEADER;
-/// Header words (at HEADER_AT in the pool file).
+/// Header words (at HEADER_AT in the pool).
 const H_MAGIC: usize = 0;
 const H_KEY: usize = 1; // KEY_WORDS words
 const H_DELTA: usize = H_KEY + KEY_WORDS;
@@ -124,6 +128,11 @@ pub fn pool_base(addr: usize, off: usize, size: usize) -> Option<usize> {
 /// alignment), then the site table.
 pub fn pool_size(n: usize) -> usize {
     (4096 + page_up(64 * n as u64 + 4096) + page_up(32 * n as u64)) as usize
+}
+
+/// Where the pool starts in the image file of a library of `size` bytes.
+fn pool_at(size: u64) -> usize {
+    page_up(size) as usize
 }
 
 /// Where the site table goes in a pool, after `tramp_len` bytes of
@@ -205,48 +214,33 @@ fn close(fd: usize) {
 /// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
 /// its image over it, if the session has one.
 pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key) -> Found {
-    let open = |name: &[u8]| -> isize {
-        let Some(mut path) = image_dir() else {
-            return -sys::ENOENT;
-        };
-        if path.hex(key_hash(key)).and_then(|p| p.push(name)).is_none() {
-            return -sys::ENOENT;
-        }
-        // SAFETY: a NUL-terminated path in a local buffer.
-        unsafe { sys::sc(Sysno::open, &[path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0]) }
+    let Some(mut path) = image_dir() else {
+        return Found::Absent;
     };
-    let pool = open(b"/pool");
-    if pool < 0 {
-        return if pool == -sys::ENOENT {
+    if path.hex(key_hash(key)).and_then(|p| p.push(b"/text")).is_none() {
+        return Found::Absent;
+    }
+    // SAFETY: a NUL-terminated path in a local buffer.
+    let img = unsafe { sys::sc(Sysno::open, &[path.ptr(), sys::O_RDONLY | sys::O_CLOEXEC, 0]) };
+    if img < 0 {
+        return if img == -sys::ENOENT {
             Found::Absent
         } else {
             Found::Unusable
         };
     }
-    let text = open(b"/text");
-    let found = match text {
-        t if t >= 0 => map_open(addr, len, prot, fd, off, key, (t as usize, pool as usize)),
-        _ => Found::Unusable,
-    };
-    if text >= 0 {
-        close(text as usize);
-    }
-    close(pool as usize);
+    let found = map_open(addr, len, prot, fd, off, key, img as usize);
+    close(img as usize);
     found
 }
 
-fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, img: (usize, usize)) -> Found {
-    let (text, pool_fd) = img;
+fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, img: usize) -> Found {
     // The pool's constants and the header, in one read.
     const C: usize = HEADER_AT / 8;
     let mut all = [0u64; C + H_WORDS];
+    let at = pool_at(key[2]);
     // SAFETY: reading into a local buffer of C + H_WORDS words.
-    let r = unsafe {
-        sys::sc(
-            Sysno::pread64,
-            &[pool_fd, all.as_mut_ptr() as usize, (C + H_WORDS) * 8, 0],
-        )
-    };
+    let r = unsafe { sys::sc(Sysno::pread64, &[img, all.as_mut_ptr() as usize, (C + H_WORDS) * 8, at]) };
     let (consts, h) = all.split_at(C);
     let (delta, tramp_len, n, pool_len) = (
         h[H_DELTA] as usize,
@@ -255,7 +249,9 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         h[H_POOL_LEN] as usize,
     );
     let base = pool_base(addr, off, pool_len).filter(|&b| Some(b) == addr.checked_sub(delta));
-    let Some(base) = base else {
+    // (A mapping reaching past the library's last page would show the
+    // pool there, where natively an access past the end is SIGBUS.)
+    let (Some(base), true) = (base, off.saturating_add(len) <= at) else {
         return Found::Unusable;
     };
     let sum = rewrite::Summary {
@@ -279,16 +275,16 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         return Found::Unusable;
     }
     lock_and(|| {
-        // The pool, whole from its file, where nothing is mapped (or the
-        // place is taken, or the file system is mounted noexec: the
+        // The pool, whole from the image file, where nothing is mapped (or
+        // the place is taken, or the file system is mounted noexec: the
         // process rewrites its own copy).
-        let Some(pool) = rewrite::pool_from_file(base, pool_len, pool_fd) else {
+        let Some(pool) = rewrite::pool_from_file(base, pool_len, img, at) else {
             return Found::Unusable;
         };
         let fixed = sys::MAP_PRIVATE | sys::MAP_FIXED;
         // SAFETY: the library mapping the program just made and no one
         // runs yet, replaced by the same range of the image.
-        let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, text, off]) };
+        let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, img, off]) };
         if x as usize != addr {
             // Put the library back (MAP_FIXED may have unmapped it).
             // SAFETY: as above, from the program's own descriptor.
@@ -360,20 +356,19 @@ pub fn write(
         Err(_) => b"image",
     };
     let h = key_hash(key);
-    // SESSION.text/PID.KEY/{NAME,pool,text -> NAME}, then the link
+    // SESSION.text/PID.KEY/{NAME,text -> NAME}, then the link
     // SESSION.text/KEY -> PID.KEY.
     let (Some(mut dir), Some(mut link)) = (image_dir(), image_dir()) else {
         return false;
     };
     let mut target = PathBuf::new();
-    let (mut file, mut pool_file, mut text_link) = (PathBuf::new(), PathBuf::new(), PathBuf::new());
+    let (mut file, mut text_link) = (PathBuf::new(), PathBuf::new());
     let names = (|| {
         target.hex(sys::getpid_now() as u64)?.push(b".")?.hex(h)?;
         dir.push(&target.buf[..target.len])?;
         link.hex(h)?;
         let d = &dir.buf[..dir.len];
         file.push(d)?.push(b"/")?.push(name)?;
-        pool_file.push(d)?.push(b"/pool")?;
         text_link.push(d)?.push(b"/text")?;
         Some(())
     })();
@@ -397,17 +392,13 @@ pub fn write(
     if unsafe { sys::sc(Sysno::mkdir, &[dir.ptr(), 0o700]) } != 0 {
         return false;
     }
-    let ok = match (create(&file), create(&pool_file)) {
-        (Some(t), Some(p)) => {
-            let ok = write_open(addr, len, fd, off, key, pool, sites, (t, p));
+    let ok = match create(&file) {
+        Some(t) => {
+            let ok = write_open(addr, len, fd, off, key, pool, sites, t);
             close(t);
-            close(p);
             ok
         }
-        (t, p) => {
-            t.into_iter().chain(p).for_each(close);
-            false
-        }
+        None => false,
     };
     // Published whole or not at all: the link is made last. A copy that is
     // not published (a process that wrote the same image at the same time
@@ -421,7 +412,7 @@ pub fn write(
         // SAFETY: as above.
         && unsafe { sys::sc(Sysno::symlink, &[target.ptr(), link.ptr()]) } == 0;
     if !published {
-        for p in [&text_link, &file, &pool_file] {
+        for p in [&text_link, &file] {
             // SAFETY: a NUL-terminated path in a local buffer.
             unsafe { sys::sc(Sysno::unlink, &[p.ptr()]) };
         }
@@ -440,11 +431,11 @@ fn write_open(
     key: &Key,
     pool: (usize, usize, usize),
     sites: &[Entry],
-    out: (usize, usize),
+    text: usize,
 ) -> bool {
     let (base, tramp_end, pool_len) = pool;
-    let (text, pool_out) = out;
     let size = key[2] as usize;
+    let at = pool_at(key[2]);
     let tramp_len = tramp_end.saturating_sub(base + 4096);
     if meta_at(tramp_len) + 32 * sites.len() > pool_len {
         return false;
@@ -478,17 +469,17 @@ fn write_open(
     h[H_POOL_LEN] = pool_len as u64;
     let sum = rewrite::Summary::of(sites);
     h[H_SUMMARY..].copy_from_slice(&[sum.patched, sum.declined, sum.lo, sum.hi, u64::from(sum.sorted)]);
-    // The rewritten text from memory; the pool file as the pool is laid
-    // out (its constants, the trampolines), the header after the constants,
-    // the file as long as the pool (a mapping of it has no page past its
-    // end).
+    // The rewritten text from memory; past the library, the pool as it is
+    // laid out (its constants, the trampolines), the header after the
+    // constants, the file as long as the pool (a mapping of it has no page
+    // past its end).
     pwrite(text, off, addr, len)
-        && pwrite(pool_out, 0, base, HEADER_AT)
-        && pwrite(pool_out, 4096, base + 4096, tramp_len)
-        && pwrite(pool_out, meta_at(tramp_len), sites.as_ptr() as usize, sites.len() * 32)
-        && pwrite(pool_out, HEADER_AT, h.as_ptr() as usize, H_WORDS * 8)
+        && pwrite(text, at, base, HEADER_AT)
+        && pwrite(text, at + 4096, base + 4096, tramp_len)
+        && pwrite(text, at + meta_at(tramp_len), sites.as_ptr() as usize, sites.len() * 32)
+        && pwrite(text, at + HEADER_AT, h.as_ptr() as usize, H_WORDS * 8)
         // (A byte written, not ftruncate, which a sandbox's Landlock rules
         // may refuse where they let the session write.)
         && (meta_at(tramp_len) + sites.len() * 32 >= pool_len
-            || pwrite(pool_out, pool_len - 1, [0u8].as_ptr() as usize, 1))
+            || pwrite(text, at + pool_len - 1, [0u8].as_ptr() as usize, 1))
 }
