@@ -16,13 +16,18 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// and signal stack, starts in `strata_thread_boot`, and resumes the program
 /// from a copy of the parent's frame with rax = 0 and its new stack.
 pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize {
-    // The new stack's range, when clone3 gives it whole.
+    // The new stack's range, when clone3 gives it whole; for clone, which
+    // gives only its top, the 64 pages below it (`Thread::known_lo`: a page
+    // is copied to directly only once the kernel reached it).
     let mut stack = (0u64, 0u64);
     let (flags, newsp) = if nr == Sysno::fork as usize {
         (17u64, 0u64)
     } else if nr == Sysno::vfork as usize {
         (sys::CLONE_VM | sys::CLONE_VFORK | 17, 0)
     } else if nr == Sysno::clone as usize {
+        if a[1] != 0 {
+            stack = ((a[1] & !4095).saturating_sub(63 * 4096), a[1]);
+        }
         (a[0], a[1])
     } else {
         // clone3(struct clone_args *, size): flags at 0, stack at 40, size at 48.
@@ -100,7 +105,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
     child.vfork_child = u8::from(flags & sys::CLONE_VFORK != 0);
     if flags & sys::CLONE_VFORK != 0 && stack.0 < stack.1 {
         // Its own stack while the parent waits (Thread::known_lo).
-        (child.known_lo, child.known_hi) = (stack.0 as usize, stack.1 as usize);
+        (child.known_lo, child.known_hi) = (stack.0 as usize & !4095, stack.1 as usize);
     }
     // On the fast path the program's mask is the real one: the child must
     // start with every signal blocked (it has no state of its own until
