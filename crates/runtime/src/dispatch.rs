@@ -352,18 +352,32 @@ fn protected(addr: usize, len: usize) -> bool {
 }
 
 /// mmap: never over strata's memory; a private file mapping made executable
-/// has its syscall sites rewritten before anyone can run it.
+/// has its syscall sites rewritten before anyone can run it. A MAP_FIXED one
+/// (how ld.so maps a library's text) whose file the session has a text
+/// image of gets the image in its place, in one mapping.
 fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
     let (flags, prot) = (a[3] as usize, a[2] as usize);
     let fixed = flags & (sys::MAP_FIXED | sys::MAP_FIXED_NOREPLACE) != 0;
+    let want = sys::PROT_EXEC | sys::PROT_READ;
+    let exec_file = prot & want == want && flags & sys::MAP_PRIVATE != 0 && flags & sys::MAP_ANONYMOUS == 0;
+    // Flags an image's mapping honours as well (the kernel ignores the
+    // last two); others (MAP_POPULATE, MAP_LOCKED, ...) take the usual way.
+    let plain = sys::MAP_PRIVATE | sys::MAP_FIXED | sys::MAP_DENYWRITE | sys::MAP_EXECUTABLE;
+    let mut tried = None;
+    if exec_file && flags & sys::MAP_FIXED != 0 && flags & !plain == 0 && !protected(a[0] as usize, a[1] as usize) {
+        crate::rewrite::forget(a[0] as usize, a[1] as usize);
+        tried = crate::rewrite::map_image_in_place(a[0] as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize);
+        if let Some(crate::textimage::Found::Mapped) = tried {
+            return a[0] as isize;
+        }
+    }
     let r = guard_mem(uc, S(Sysno::mmap), a, fixed, -sys::ENOMEM);
     if r >= 0 {
         if fixed {
             crate::rewrite::forget(r as usize, a[1] as usize);
         }
-        let want = sys::PROT_EXEC | sys::PROT_READ;
-        if prot & want == want && flags & sys::MAP_PRIVATE != 0 && flags & sys::MAP_ANONYMOUS == 0 {
-            crate::rewrite::scan_mapping(r as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize);
+        if exec_file {
+            crate::rewrite::scan_mapping(r as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize, tried);
         }
     }
     r

@@ -517,22 +517,26 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
         let prot = s.prot as usize;
         if s.filesz > 0 {
             let len = page_up(pageoff as u64 + s.filesz) as usize;
-            // SAFETY: mapping inside our own reservation.
-            sys::check(unsafe {
-                sys::sc(
-                    Sysno::mmap,
-                    &[
-                        start,
-                        len,
-                        prot,
-                        sys::MAP_PRIVATE | sys::MAP_FIXED,
-                        f.fd,
-                        s.offset as usize - pageoff,
-                    ],
-                )
-            })?;
-            if prot & (sys::PROT_EXEC | sys::PROT_READ) == sys::PROT_EXEC | sys::PROT_READ {
-                crate::rewrite::scan_mapping(start, len, prot, f.fd, s.offset as usize - pageoff);
+            let off = s.offset as usize - pageoff;
+            let exec = prot & (sys::PROT_EXEC | sys::PROT_READ) == sys::PROT_EXEC | sys::PROT_READ;
+            // The session's text image in place of the file's text, when
+            // it has one (dispatch.rs mmap, for the libraries ld.so maps).
+            let tried = if exec {
+                crate::rewrite::map_image_in_place(start, len, prot, f.fd, off)
+            } else {
+                None
+            };
+            if !matches!(tried, Some(crate::textimage::Found::Mapped)) {
+                // SAFETY: mapping inside our own reservation.
+                sys::check(unsafe {
+                    sys::sc(
+                        Sysno::mmap,
+                        &[start, len, prot, sys::MAP_PRIVATE | sys::MAP_FIXED, f.fd, off],
+                    )
+                })?;
+                if exec {
+                    crate::rewrite::scan_mapping(start, len, prot, f.fd, off, tried);
+                }
             }
         }
         if s.memsz > s.filesz {

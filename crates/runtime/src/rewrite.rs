@@ -29,6 +29,7 @@
 //! strata's own image).
 
 use crate::sys::{self, Sysno};
+use crate::textimage::Found;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use strata_patch::{Pattern, Site};
 
@@ -1171,28 +1172,60 @@ const PT_LOAD: u32 = 1;
 const PT_GNU_EH_FRAME: u32 = 0x6474_e550;
 const PF_X: u32 = 1;
 
-/// The file mapping [addr, addr+len) at file offset `off` of `fd` was just
-/// made (private, executable and readable, protection `prot`) and no thread
-/// runs it yet: rewrite every site its functions hold. The sites come from
-/// the session's site cache when another process of the tree already
-/// scanned the same file, else from decoding the functions that hold a
-/// `syscall` (bounds from `.eh_frame_hdr`), and then go to the cache.
-pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize) {
-    if mode() & EAGER == 0 {
-        return;
-    }
+/// A mapping's file (`fd`'s struct stat), its length clamped to the file's
+/// end, and the site cache's key for it: dev, ino, size, mtime (s, ns), and
+/// which part of the file. None if `fd` cannot be asked or nothing of the
+/// file is mapped.
+fn mapping_key(fd: usize, off: usize, len: usize) -> Option<([u64; 18], usize, [u64; 7])> {
     let mut st = [0u64; 18];
     // SAFETY: fstat into a local buffer of the kernel's struct stat size.
     if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
+        return None;
+    }
+    let len = len.min((st[6] as usize).saturating_sub(off));
+    let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    (len > 0).then_some((st, len, key))
+}
+
+/// The program asks for a private MAP_FIXED mapping of `fd` (file offset
+/// `off`) at [addr, addr+len), readable and executable, which no thread
+/// can run yet. When the session's cache knows the file's sites and the
+/// session has the file's text image, the image is mapped there instead
+/// (with its pool), and the program's mapping is never made: one mapping
+/// rather than the file's and then the image over it: `Some(Mapped)`.
+/// Otherwise nothing was mapped, the caller makes the mapping, and passes
+/// what this found (no image, or none usable here; None: not asked, the
+/// cache does not know the file) to `scan_mapping`, which goes on from
+/// there.
+pub fn map_image_in_place(addr: usize, len: usize, prot: usize, fd: usize, off: usize) -> Option<Found> {
+    if mode() & EAGER == 0 {
+        return None;
+    }
+    let (st, _, key) = mapping_key(fd, off, len)?;
+    if !matches!(cache_find(&key), Some((_, _, n)) if n > 0) {
+        return None;
+    }
+    let ikey = crate::textimage::key(&key, &st);
+    Some(crate::textimage::map(addr, len, prot, fd, off, &ikey, true))
+}
+
+/// The file mapping [addr, addr+len) at file offset `off` of `fd` was just
+/// made (private, executable and readable, protection `prot`) and no thread
+/// runs it yet: rewrite every site its functions hold, or map the session's
+/// text image of it over it. The sites come from
+/// the session's site cache when another process of the tree already
+/// scanned the same file, else from decoding the functions that hold a
+/// `syscall` (bounds from `.eh_frame_hdr`), and then go to the cache.
+/// `tried`: what `map_image_in_place` found of its image (not asked again
+/// when the cache knew the file then).
+pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize, tried: Option<Found>) {
+    if mode() & EAGER == 0 {
         return;
     }
     let map_len = len;
-    let len = len.min((st[6] as usize).saturating_sub(off));
-    if len == 0 {
+    let Some((st, len, key)) = mapping_key(fd, off, len) else {
         return;
-    }
-    // dev, ino, size, mtime (s, ns), and which part of the file.
-    let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+    };
     let mut cached = cache_find(&key);
     let from_cache = cached.is_some();
     // A file the session's cache does not know is scanned first, and its
@@ -1229,12 +1262,16 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize)
         return;
     }
     let ikey = crate::textimage::key(&key, &st);
-    let may_make = match crate::textimage::map(addr, map_len, prot, fd, off, &ikey) {
-        crate::textimage::Found::Mapped => return,
+    let found = match tried {
+        Some(f) if from_cache => f,
+        _ => crate::textimage::map(addr, map_len, prot, fd, off, &ikey, false),
+    };
+    let may_make = match found {
+        Found::Mapped => return,
         // No image is ever made of a file in memory, so none is found for
         // one: asking only now spares a call at every exec.
-        crate::textimage::Found::Absent => !crate::textimage::in_memory(fd),
-        crate::textimage::Found::Unusable => false,
+        Found::Absent => !crate::textimage::in_memory(fd),
+        Found::Unusable => false,
     };
     let ikey = may_make.then_some(&ikey);
     let text = (addr as u64, len, prot, off as u64);

@@ -88,6 +88,8 @@ pub const MAP_SHARED: usize = 0x01;
 pub const MAP_PRIVATE: usize = 0x02;
 pub const MAP_FIXED: usize = 0x10;
 pub const MAP_ANONYMOUS: usize = 0x20;
+pub const MAP_DENYWRITE: usize = 0x0800;
+pub const MAP_EXECUTABLE: usize = 0x1000;
 pub const MAP_NORESERVE: usize = 0x4000;
 pub const MAP_FIXED_NOREPLACE: usize = 0x10_0000;
 

@@ -195,6 +195,7 @@ fn image_dir() -> Option<PathBuf> {
 }
 
 /// Whether mapping an image was possible.
+#[derive(Clone, Copy)]
 pub enum Found {
     /// The image's text and pool are mapped and its sites recorded.
     Mapped,
@@ -212,8 +213,11 @@ fn close(fd: usize) {
 
 /// The private file mapping [addr, addr+len) (file offset `off`, protection
 /// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
-/// its image over it, if the session has one.
-pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key) -> Found {
+/// its image over it, if the session has one. With `instead`, the mapping
+/// has not been made (`rewrite::map_image_in_place`): the image takes its
+/// place, and when the image cannot, nothing is mapped there and the caller
+/// makes the mapping as asked.
+pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, instead: bool) -> Found {
     let Some(mut path) = image_dir() else {
         return Found::Absent;
     };
@@ -229,12 +233,13 @@ pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Ke
             Found::Unusable
         };
     }
-    let found = map_open(addr, len, prot, fd, off, key, img as usize);
+    let found = map_open(addr, len, prot, (fd, instead), off, key, img as usize);
     close(img as usize);
     found
 }
 
-fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, img: usize) -> Found {
+fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize, key: &Key, img: usize) -> Found {
+    let (fd, instead) = lib;
     // The pool's constants and the header, in one read.
     const C: usize = HEADER_AT / 8;
     let mut all = [0u64; C + H_WORDS];
@@ -283,8 +288,13 @@ fn map_open(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &K
         };
         let fixed = sys::MAP_PRIVATE | sys::MAP_FIXED;
         // SAFETY: the library mapping the program just made and no one
-        // runs yet, replaced by the same range of the image.
+        // runs yet (or the place the program asked for it, `instead`),
+        // replaced by the same range of the image.
         let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, img, off]) };
+        if x as usize != addr && instead {
+            rewrite::release_pool(pool);
+            return Found::Unusable;
+        }
         if x as usize != addr {
             // Put the library back (MAP_FIXED may have unmapped it).
             // SAFETY: as above, from the program's own descriptor.
