@@ -51,6 +51,11 @@ pub const FLAG_SECCOMP_INSTALLED: u32 = 1 << 5;
 /// (set by the runtime that execs).
 pub const FLAG_PROGRAM_FILTERS: u32 = 1 << 6;
 
+/// Flag: the image that exec'd this one checked the new program's ELF
+/// interpreter as the kernel would (an executable regular file), so the new
+/// image need not ask again (set by the runtime that execs).
+pub const FLAG_INTERP_CHECKED: u32 = 1 << 7;
+
 /// A decoded launch configuration. Borrowed from the encoded bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config<'a> {

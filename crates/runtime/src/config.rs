@@ -125,16 +125,19 @@ pub fn encoded_len(program: &[u8]) -> usize {
 
 /// Writes `STRATA_RT=<config for program>` into `out`, with the program's
 /// signal mask `mask` for the new image; returns its length.
-pub fn encode_env(program: &[u8], mask: u64, out: &mut [u8]) -> Option<usize> {
+pub fn encode_env(program: &[u8], mask: u64, interp_checked: bool, out: &mut [u8]) -> Option<usize> {
     out.get_mut(..PREFIX.len())?.copy_from_slice(PREFIX);
     // What the new image must know of this one; the launcher's flags pass
     // on as they are.
     let flag = |on: bool, f: u32| if on { f } else { 0 };
-    let own =
-        strata_proto::FLAG_SIGSYS_IGNORED | strata_proto::FLAG_SECCOMP_INSTALLED | strata_proto::FLAG_PROGRAM_FILTERS;
+    let own = strata_proto::FLAG_SIGSYS_IGNORED
+        | strata_proto::FLAG_SECCOMP_INSTALLED
+        | strata_proto::FLAG_PROGRAM_FILTERS
+        | strata_proto::FLAG_INTERP_CHECKED;
     let state = flag(crate::signals::sigsys_ignored(), strata_proto::FLAG_SIGSYS_IGNORED)
         | flag(crate::seccomp::active(), strata_proto::FLAG_SECCOMP_INSTALLED)
-        | flag(crate::signals::program_filters(), strata_proto::FLAG_PROGRAM_FILTERS);
+        | flag(crate::signals::program_filters(), strata_proto::FLAG_PROGRAM_FILTERS)
+        | flag(interp_checked, strata_proto::FLAG_INTERP_CHECKED);
     let c = Config {
         flags: flags() & !own | state,
         mask: Some(mask),

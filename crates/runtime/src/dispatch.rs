@@ -366,8 +366,9 @@ fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
     let mut tried = None;
     if exec_file && flags & sys::MAP_FIXED != 0 && flags & !plain == 0 && !protected(a[0] as usize, a[1] as usize) {
         crate::rewrite::forget(a[0] as usize, a[1] as usize);
-        tried = crate::rewrite::map_image_in_place(a[0] as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize);
-        if let Some(crate::textimage::Found::Mapped) = tried {
+        tried =
+            crate::rewrite::map_image_in_place(a[0] as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize, None);
+        if tried.is_some_and(|t| t.mapped()) {
             return a[0] as isize;
         }
     }

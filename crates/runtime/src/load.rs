@@ -86,6 +86,8 @@ struct File {
     size: u64,
     dev: u64,
     ino: u64,
+    /// Its struct stat (for the site cache's key of its text).
+    st: [u64; 18],
 }
 
 impl Drop for File {
@@ -106,9 +108,11 @@ enum Access {
     Check,
     /// Already checked: the program (and its `#!` chain) in the new image,
     /// whose exec was checked by the image that made it (check_exec) or by
-    /// the launcher (cli preflight.rs) with the same rules. Not the ELF
-    /// interpreter: check_exec cannot see it when the program's headers lie
-    /// past its first page.
+    /// the launcher (cli preflight.rs) with the same rules; the ELF
+    /// interpreter only when the image that made it says it checked that
+    /// too (`FLAG_INTERP_CHECKED`: check_exec cannot see it when the
+    /// program's headers lie past its first page, and the launcher does not
+    /// look).
     Checked,
 }
 
@@ -131,15 +135,15 @@ fn open_exec(path: &core::ffi::CStr, access: Access) -> Result<File, isize> {
         size: 0,
         dev: 0,
         ino: 0,
+        st: [0; 18],
     };
-    let mut st = [0u64; 18];
     // SAFETY: `st` is large enough for struct stat (144 bytes).
-    sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) })?;
-    if !regular(&st) {
+    sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, file.st.as_mut_ptr() as usize]) })?;
+    if !regular(&file.st) {
         return Err(sys::EACCES); // directories and devices: EACCES, as execve says
     }
-    file.size = st[6];
-    (file.dev, file.ino) = (st[0], st[1]);
+    file.size = file.st[6];
+    (file.dev, file.ino) = (file.st[0], file.st[1]);
     Ok(file)
 }
 
@@ -203,8 +207,11 @@ fn read_head_after<'b>(f: &File, buf: &'b mut [u8], have: usize) -> Result<&'b [
 }
 
 /// The checks the kernel's execve makes before it gives up the old image:
-/// permissions, format, the interpreter chain. `Err(errno)` if it would fail.
-pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
+/// permissions, format, the interpreter chain. `Err(errno)` if it would fail;
+/// otherwise whether the ELF interpreter of the program that will run was
+/// checked (or it has none): false when its headers lie past the first page,
+/// where the new image checks it.
+pub fn check_exec(path: &Path, depth: usize) -> Result<bool, isize> {
     let f = open_exec(path.cstr(), Access::Check)?;
     let mut head = [0u8; 4096];
     let n = pread(&f, &mut head, 0)?;
@@ -212,9 +219,11 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
     match classify(head).map_err(|e| e.errno() as isize)? {
         Kind::Elf => match plan(head, f.size) {
             // The name's NUL follows it in `head` (strata_loader::Plan).
-            Ok(p) => p.interp.map_or(Ok(()), |interp| exec_ok(interp.as_ptr() as usize)),
+            Ok(p) => p
+                .interp
+                .map_or(Ok(true), |interp| exec_ok(interp.as_ptr() as usize).map(|()| true)),
             // Headers beyond the first page: let the new image decide.
-            Err(LoadError::BadHeader(_)) if strata_loader::head_needed(head) > n => Ok(()),
+            Err(LoadError::BadHeader(_)) if strata_loader::head_needed(head) > n => Ok(false),
             Err(e) => Err(e.errno() as isize),
         },
         Kind::Script { interp, .. } => {
@@ -230,7 +239,7 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<(), isize> {
 /// inlined: check_exec runs at every exec, and every page of a frame is
 /// touched at its entry (stack probes).
 #[inline(never)]
-fn check_interp(interp: &[u8], depth: usize) -> Result<(), isize> {
+fn check_interp(interp: &[u8], depth: usize) -> Result<bool, isize> {
     let mut ip = Path::new();
     ip.set(interp)?;
     check_exec(&ip, depth)
@@ -522,11 +531,11 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
             // The session's text image in place of the file's text, when
             // it has one (dispatch.rs mmap, for the libraries ld.so maps).
             let tried = if exec {
-                crate::rewrite::map_image_in_place(start, len, prot, f.fd, off)
+                crate::rewrite::map_image_in_place(start, len, prot, f.fd, off, Some(&f.st))
             } else {
                 None
             };
-            if !matches!(tried, Some(crate::textimage::Found::Mapped)) {
+            if !tried.is_some_and(|t| t.mapped()) {
                 // SAFETY: mapping inside our own reservation.
                 sys::check(unsafe {
                     sys::sc(
@@ -622,6 +631,16 @@ pub struct StartInfo<'a> {
 pub static mut BRK_START: usize = 0;
 pub static mut BRK_CUR: usize = 0;
 
+/// What the start needs of the program once it is mapped.
+struct Program {
+    entry: usize,
+    phdr: usize,
+    phnum: usize,
+    /// Its ELF interpreter's name, in MAIN_HEAD.
+    interp: Option<&'static [u8]>,
+    brk_base: usize,
+}
+
 /// Loads the program and runs it. Never returns.
 ///
 /// # Safety
@@ -684,27 +703,54 @@ pub unsafe fn start(si: &StartInfo) -> ! {
             Err(e) => fail_load(path.bytes(), e),
         }
     };
-    let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
-    let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
-    note_exe(&f);
-
-    let rnd = randomized();
-    // Both random offsets (the interpreter's base, the program break) from
-    // one getrandom.
-    let rand = if rnd { random_pair() } else { [0, 0] };
-    let hint = if p.interp.is_some() {
-        ELF_ET_DYN_BASE + ((rand[0] & ((1 << 28) - 1)) << 12)
-    } else {
-        0
+    // What the rest needs of the program's plan, which is gone before the
+    // interpreter's is made (the two would otherwise lie side by side on
+    // the start's stack, a page deeper for every call below).
+    let (prog, rand) = {
+        let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
+        let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
+        note_exe(&f);
+        let rnd = randomized();
+        // Both random offsets (the interpreter's base, the program break)
+        // from one getrandom.
+        let rand = if rnd { random_pair() } else { [0, 0] };
+        let hint = if p.interp.is_some() {
+            ELF_ET_DYN_BASE + ((rand[0] & ((1 << 28) - 1)) << 12)
+        } else {
+            0
+        };
+        let bias = map_elf(&f, &p, hint).unwrap_or_else(|e| fail(path.bytes(), e));
+        // The program break starts after the executable (randomized like
+        // the kernel's arch_randomize_brk); a static PIE gets it where the
+        // kernel puts a PIE's.
+        let brk_base = if p.pie && p.interp.is_none() {
+            ELF_ET_DYN_BASE
+        } else {
+            page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize
+        };
+        let prog = Program {
+            entry: bias.wrapping_add(p.entry as usize),
+            phdr: p.phdr_vaddr.map_or(0, |v| bias.wrapping_add(v as usize)),
+            phnum: p.phnum as usize,
+            interp: p.interp,
+            brk_base,
+        };
+        (prog, rand)
     };
-    let bias = map_elf(&f, &p, hint).unwrap_or_else(|e| fail(path.bytes(), e));
-    let mut entry = bias.wrapping_add(p.entry as usize);
+    let mut entry = prog.entry;
     let mut interp_base = 0usize;
-    if let Some(interp) = p.interp {
+    if let Some(interp) = prog.interp {
         // SAFETY: strata_loader's Plan guarantees a NUL right after the
         // name, in the header, which stays as it is until the start is over.
         let ip = unsafe { core::ffi::CStr::from_ptr(interp.as_ptr().cast()) };
-        let fi = open_exec(ip, Access::Check).unwrap_or_else(|e| fail(interp, e));
+        // (Checked already by the image that exec'd this one, when it says
+        // so: check_exec.)
+        let access = if crate::config::flags() & strata_proto::FLAG_INTERP_CHECKED != 0 {
+            Access::Checked
+        } else {
+            Access::Check
+        };
+        let fi = open_exec(ip, access).unwrap_or_else(|e| fail(interp, e));
         // SAFETY: single-threaded start.
         let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
         let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(interp, e));
@@ -715,15 +761,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     }
     drop(f);
 
-    // The program break starts after the executable (randomized like the
-    // kernel's arch_randomize_brk); a static PIE gets it where the kernel
-    // puts a PIE's.
-    let brk_base = if p.pie && p.interp.is_none() {
-        ELF_ET_DYN_BASE
-    } else {
-        page_up(bias.wrapping_add(p.hi() as usize) as u64) as usize
-    };
-    let brk = brk_base + ((rand[1] & ((1 << 13) - 1)) << 12);
+    let brk = prog.brk_base + ((rand[1] & ((1 << 13) - 1)) << 12);
     // SAFETY: single-threaded start.
     unsafe {
         BRK_START = brk;
@@ -738,17 +776,16 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // SAFETY: `comm` is NUL-terminated.
     unsafe { sys::sc(Sysno::prctl, &[sys::PR_SET_NAME, comm.as_ptr() as usize]) };
 
-    let phdr = p.phdr_vaddr.map_or(0, |v| bias.wrapping_add(v as usize));
     // SAFETY: building the stack below our own frames, in the stack mapping.
     let sp = unsafe {
         build_stack(
             si,
             &prefix[..nprefix],
             depth > 0,
-            phdr,
-            p.phnum as usize,
+            prog.phdr,
+            prog.phnum,
             interp_base,
-            bias.wrapping_add(p.entry as usize),
+            prog.entry,
         )
     };
 

@@ -203,9 +203,10 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     if let Err(e) = resolve_path(dirfd, path_p as usize, flags, &mut path) {
         return -e;
     }
-    if let Err(e) = load::check_exec(&path, 0) {
-        return -e;
-    }
+    let interp_checked = match load::check_exec(&path, 0) {
+        Ok(c) => c,
+        Err(e) => return -e,
+    };
     // Count the program's environment.
     let mut nenv = 0usize;
     if envp != 0 {
@@ -237,7 +238,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     // really blocked if the program blocked it: the new runtime turns that
     // back into a virtual block).
     let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
-    let Some(n) = config::encode_env(path.bytes(), uc.sigmask | vsys, cfg) else {
+    let Some(n) = config::encode_env(path.bytes(), uc.sigmask | vsys, interp_checked, cfg) else {
         // SAFETY: unmapping our own buffer.
         unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
         return -36;

@@ -1172,41 +1172,79 @@ const PT_LOAD: u32 = 1;
 const PT_GNU_EH_FRAME: u32 = 0x6474_e550;
 const PF_X: u32 = 1;
 
-/// A mapping's file (`fd`'s struct stat), its length clamped to the file's
-/// end, and the site cache's key for it: dev, ino, size, mtime (s, ns), and
-/// which part of the file. None if `fd` cannot be asked or nothing of the
-/// file is mapped.
-fn mapping_key(fd: usize, off: usize, len: usize) -> Option<([u64; 18], usize, [u64; 7])> {
-    let mut st = [0u64; 18];
-    // SAFETY: fstat into a local buffer of the kernel's struct stat size.
-    if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
-        return None;
+/// A mapping's file as the site cache knows it: its struct stat, the
+/// mapping's length clamped to the file's end, and the cache's key: dev,
+/// ino, size, mtime (s, ns), and which part of the file.
+#[derive(Clone, Copy)]
+pub struct MapKey {
+    st: [u64; 18],
+    len: usize,
+    key: [u64; 7],
+}
+
+impl MapKey {
+    /// From the file's struct stat; None if nothing of the file is mapped.
+    pub fn of(st: &[u64; 18], off: usize, len: usize) -> Option<MapKey> {
+        let len = len.min((st[6] as usize).saturating_sub(off));
+        let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
+        (len > 0).then_some(MapKey { st: *st, len, key })
     }
-    let len = len.min((st[6] as usize).saturating_sub(off));
-    let key = [st[0], st[1], st[6], st[11], st[12], off as u64, len as u64];
-    (len > 0).then_some((st, len, key))
+
+    /// From `fd`; None if it cannot be asked or nothing of it is mapped.
+    fn of_fd(fd: usize, off: usize, len: usize) -> Option<MapKey> {
+        let mut st = [0u64; 18];
+        // SAFETY: fstat into a local buffer of the kernel's struct stat size.
+        if unsafe { sys::sc(Sysno::fstat, &[fd, st.as_mut_ptr() as usize]) } != 0 {
+            return None;
+        }
+        MapKey::of(&st, off, len)
+    }
+}
+
+/// What `map_image_in_place` found, for `scan_mapping` to go on from: the
+/// mapping's key, and the image (None: not asked, the cache did not know
+/// the file).
+#[derive(Clone, Copy)]
+pub struct Tried {
+    mk: MapKey,
+    found: Option<Found>,
+}
+
+impl Tried {
+    pub fn mapped(&self) -> bool {
+        matches!(self.found, Some(Found::Mapped))
+    }
 }
 
 /// The program asks for a private MAP_FIXED mapping of `fd` (file offset
 /// `off`) at [addr, addr+len), readable and executable, which no thread
-/// can run yet. When the session's cache knows the file's sites and the
-/// session has the file's text image, the image is mapped there instead
-/// (with its pool), and the program's mapping is never made: one mapping
-/// rather than the file's and then the image over it: `Some(Mapped)`.
-/// Otherwise nothing was mapped, the caller makes the mapping, and passes
-/// what this found (no image, or none usable here; None: not asked, the
-/// cache does not know the file) to `scan_mapping`, which goes on from
-/// there.
-pub fn map_image_in_place(addr: usize, len: usize, prot: usize, fd: usize, off: usize) -> Option<Found> {
+/// can run yet (`st`: the file's struct stat, when the caller has it).
+/// When the session's cache knows the file's sites and the session has the
+/// file's text image, the image is mapped there instead (with its pool),
+/// and the program's mapping is never made: one mapping rather than the
+/// file's and then the image over it ([`Tried::mapped`]). Otherwise nothing
+/// was mapped, the caller makes the mapping, and passes what this found to
+/// `scan_mapping`, which goes on from there.
+pub fn map_image_in_place(
+    addr: usize,
+    len: usize,
+    prot: usize,
+    fd: usize,
+    off: usize,
+    st: Option<&[u64; 18]>,
+) -> Option<Tried> {
     if mode() & EAGER == 0 {
         return None;
     }
-    let (st, _, key) = mapping_key(fd, off, len)?;
-    if !matches!(cache_find(&key), Some((_, _, n)) if n > 0) {
-        return None;
-    }
-    let ikey = crate::textimage::key(&key, &st);
-    Some(crate::textimage::map(addr, len, prot, fd, off, &ikey, true))
+    let mk = match st {
+        Some(st) => MapKey::of(st, off, len)?,
+        None => MapKey::of_fd(fd, off, len)?,
+    };
+    let found = matches!(cache_find(&mk.key), Some((_, _, n)) if n > 0).then(|| {
+        let ikey = crate::textimage::key(&mk.key, &mk.st);
+        crate::textimage::map(addr, len, prot, fd, off, &ikey, true)
+    });
+    Some(Tried { mk, found })
 }
 
 /// The file mapping [addr, addr+len) at file offset `off` of `fd` was just
@@ -1216,14 +1254,14 @@ pub fn map_image_in_place(addr: usize, len: usize, prot: usize, fd: usize, off: 
 /// the session's site cache when another process of the tree already
 /// scanned the same file, else from decoding the functions that hold a
 /// `syscall` (bounds from `.eh_frame_hdr`), and then go to the cache.
-/// `tried`: what `map_image_in_place` found of its image (not asked again
-/// when the cache knew the file then).
-pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize, tried: Option<Found>) {
+/// `tried`: what `map_image_in_place` found for it (the image is not asked
+/// for again when the cache knew the file then).
+pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize, tried: Option<Tried>) {
     if mode() & EAGER == 0 {
         return;
     }
     let map_len = len;
-    let Some((st, len, key)) = mapping_key(fd, off, len) else {
+    let Some(MapKey { st, len, key }) = tried.map(|t| t.mk).or_else(|| MapKey::of_fd(fd, off, len)) else {
         return;
     };
     let mut cached = cache_find(&key);
@@ -1262,7 +1300,7 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize,
         return;
     }
     let ikey = crate::textimage::key(&key, &st);
-    let found = match tried {
+    let found = match tried.and_then(|t| t.found) {
         Some(f) if from_cache => f,
         _ => crate::textimage::map(addr, map_len, prot, fd, off, &ikey, false),
     };
