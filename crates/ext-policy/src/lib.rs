@@ -424,12 +424,13 @@ impl Sandbox {
         })
     }
 
-    /// Checks every path operand of `c`.
+    /// Checks every path operand of `c`. The resolver's 12 KiB of scratch
+    /// and a normalised copy's 4 KiB are in frames of their own, entered
+    /// only for an operand that needs them: every page of a frame is
+    /// touched at its entry (stack probes), and this runs at most of a
+    /// program's opens, the first at each exec.
     #[inline(never)]
     fn paths(&self, c: &Call, below: &Below) -> Option<i64> {
-        let fs = StackFs { template: c, below };
-        // 12 KiB of scratch: made only for an operand that needs resolving.
-        let mut res: Option<Resolver> = None;
         // 4 KiB, zeroed when made: made for the first operand a rule
         // speaks about.
         let mut path_buf: Option<PathBuf> = None;
@@ -438,7 +439,7 @@ impl Sandbox {
             if addr == 0 {
                 continue;
             }
-            let (mut k, creat) = match self.kinds_of(c, slot) {
+            let (k, creat) = match self.kinds_of(c, slot) {
                 Ok(x) => x,
                 Err(e) => return Some(e),
             };
@@ -470,22 +471,15 @@ impl Sandbox {
             // temporary and output files: no walk of their directories).
             let quick = if creat { k | kind::CREATE } else { k };
             if self.p.kernel && quick & (self.p.denied | kind::EXECUTE) == 0 {
-                let allowed = |p: &[u8]| {
-                    [kind::READ, kind::WRITE, kind::CREATE]
-                        .iter()
-                        .all(|&bit| quick & bit == 0 || self.path_verdict(bit, p).act != Act::Deny)
-                };
                 // Most paths are normal already (`/usr/include/stdio.h`):
                 // no copy of 4 KiB to make.
-                if strata_ext_map::path::is_normal(buf.as_bytes()) {
-                    if allowed(buf.as_bytes()) {
-                        continue;
-                    }
+                let ok = if strata_ext_map::path::is_normal(buf.as_bytes()) {
+                    self.quick_allowed(quick, buf.as_bytes())
                 } else {
-                    let mut lex = strata_ext_map::path::Buf::new();
-                    if strata_ext_map::path::normalize(buf.as_bytes(), &mut lex).is_ok() && allowed(lex.as_bytes()) {
-                        continue;
-                    }
+                    self.normalised_allowed(quick, buf.as_bytes())
+                };
+                if ok {
+                    continue;
                 }
             }
             // A program that is not there: whatever the rules say, the
@@ -496,39 +490,72 @@ impl Sandbox {
             if k & kind::EXECUTE != 0 && missing(c, below, slot.dirfd_arg, buf) {
                 continue;
             }
-            let start = match slot.dirfd_arg {
-                strata_ext::NO_ARG => Start::Cwd,
-                i => Start::from_dirfd(c.args.get(i as usize).copied().unwrap_or(0)),
-            };
-            let res = res.get_or_insert_with(Resolver::new);
-            if res.resolve(&fs, &NO_MAPPINGS, buf, start, slot.follow != 0).is_err() {
+            if let Some(r) = self.resolved(c, below, slot, buf, (k, creat)) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Whether every kind in `quick` is allowed at `path` by the rules alone.
+    fn quick_allowed(&self, quick: u8, path: &[u8]) -> bool {
+        [kind::READ, kind::WRITE, kind::CREATE]
+            .iter()
+            .all(|&bit| quick & bit == 0 || self.path_verdict(bit, path).act != Act::Deny)
+    }
+
+    /// [`Sandbox::quick_allowed`] of `path` normalised lexically.
+    #[inline(never)]
+    fn normalised_allowed(&self, quick: u8, path: &[u8]) -> bool {
+        let mut lex = strata_ext_map::path::Buf::new();
+        strata_ext_map::path::normalize(path, &mut lex).is_ok() && self.quick_allowed(quick, lex.as_bytes())
+    }
+
+    /// Checks the operand `buf` of `c` (at `slot`, its kinds and whether it
+    /// may create) on the path resolved as the kernel would.
+    #[inline(never)]
+    fn resolved(
+        &self,
+        c: &Call,
+        below: &Below,
+        slot: &strata_ext::PathSlot,
+        buf: &mut PathBuf,
+        kinds: (u8, bool),
+    ) -> Option<i64> {
+        let (mut k, creat) = kinds;
+        let fs = StackFs { template: c, below };
+        let start = match slot.dirfd_arg {
+            strata_ext::NO_ARG => Start::Cwd,
+            i => Start::from_dirfd(c.args.get(i as usize).copied().unwrap_or(0)),
+        };
+        let mut res = Resolver::new();
+        if res.resolve(&fs, &NO_MAPPINGS, buf, start, slot.follow != 0).is_err() {
+            return None;
+        }
+        let path = res.program_path();
+        if creat {
+            let v = self.path_verdict(kind::CREATE, path);
+            if v.act == Act::Deny && !exists(c, below, path) {
+                k |= kind::CREATE;
+            }
+        }
+        for bit in [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE] {
+            if k & bit == 0 {
                 continue;
             }
-            let path = res.program_path();
-            if creat {
-                let v = self.path_verdict(kind::CREATE, path);
-                if v.act == Act::Deny && !exists(c, below, path) {
-                    k |= kind::CREATE;
-                }
+            let v = self.path_verdict(bit, path);
+            // A file that does not exist cannot be read, written or run:
+            // the kernel answers (ENOENT), as it does under Landlock, and
+            // a shell's PATH search goes on as natively.
+            if v.act == Act::Deny && bit != kind::CREATE && !exists(c, below, path) {
+                continue;
             }
-            for bit in [kind::READ, kind::WRITE, kind::CREATE, kind::EXECUTE] {
-                if k & bit == 0 {
-                    continue;
-                }
-                let v = self.path_verdict(bit, path);
-                // A file that does not exist cannot be read, written or run:
-                // the kernel answers (ENOENT), as it does under Landlock, and
-                // a shell's PATH search goes on as natively.
-                if v.act == Act::Deny && bit != kind::CREATE && !exists(c, below, path) {
-                    continue;
-                }
-                let mut d = Detail::new();
-                let _ = write!(d, " [{} ", kind::name(bit));
-                d.bytes(path);
-                let _ = d.write_str("]");
-                if let Some(r) = self.enforce(c, v, d.as_bytes()) {
-                    return Some(r);
-                }
+            let mut d = Detail::new();
+            let _ = write!(d, " [{} ", kind::name(bit));
+            d.bytes(path);
+            let _ = d.write_str("]");
+            if let Some(r) = self.enforce(c, v, d.as_bytes()) {
+                return Some(r);
             }
         }
         None
