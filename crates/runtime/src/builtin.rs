@@ -50,28 +50,50 @@ fn build<E: Extension>(args: &str, name: &'static [u8]) -> Result<ExtDesc, InitE
     Ok(strata_ext::describe(e, name))
 }
 
+/// Layer states go first in a static area (in `.bss.big`: no mapping to
+/// make at every exec, and only the pages a state writes are touched),
+/// then, once one does not fit there, in a reserved mapping.
+const FIRST_SIZE: usize = 256 << 10;
 const ARENA_SIZE: usize = 64 << 20;
+#[repr(align(4096))]
+struct First(#[allow(dead_code)] [u8; FIRST_SIZE]);
+#[link_section = ".bss.big.layers"]
+static mut FIRST: First = First([0; FIRST_SIZE]);
+/// The area states are taken from now (0: FIRST, not yet used), its size,
+/// and how much of it is used.
 static ARENA: AtomicUsize = AtomicUsize::new(0);
+static ARENA_CAP: AtomicUsize = AtomicUsize::new(0);
 static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
 
 /// Room in the arena for a `T`, for the rest of the process's life.
 fn reserve<T>() -> Option<&'static mut core::mem::MaybeUninit<T>> {
     if ARENA.load(Ordering::Relaxed) == 0 {
-        // Reserved, not committed: untouched pages cost nothing.
-        let m = sys::mmap_anon(ARENA_SIZE, sys::PROT_READ | sys::PROT_WRITE)?;
-        ARENA.store(m, Ordering::Relaxed);
+        ARENA.store(core::ptr::addr_of_mut!(FIRST) as usize, Ordering::Relaxed);
+        ARENA_CAP.store(FIRST_SIZE, Ordering::Relaxed);
     }
-    let base = ARENA.load(Ordering::Relaxed);
     let align = core::mem::align_of::<T>().max(16);
-    let used = ARENA_USED.load(Ordering::Relaxed);
-    let start = (base + used).checked_add(align - 1)? & !(align - 1);
-    let end = start.checked_add(core::mem::size_of::<T>())?;
-    if end > base + ARENA_SIZE {
-        return None;
-    }
-    ARENA_USED.store(end - base, Ordering::Relaxed);
-    // SAFETY: [start, end) is inside our arena, aligned for T, and handed out
-    // once (single-threaded start-up); MaybeUninit asks nothing of it.
+    let fit = || {
+        let (base, cap) = (ARENA.load(Ordering::Relaxed), ARENA_CAP.load(Ordering::Relaxed));
+        let start = (base + ARENA_USED.load(Ordering::Relaxed)).checked_add(align - 1)? & !(align - 1);
+        let end = start.checked_add(core::mem::size_of::<T>())?;
+        (end <= base + cap).then_some((start, end - base))
+    };
+    let (start, used) = match fit() {
+        Some(x) => x,
+        None if ARENA.load(Ordering::Relaxed) == core::ptr::addr_of_mut!(FIRST) as usize => {
+            // Reserved, not committed: untouched pages cost nothing.
+            let m = sys::mmap_anon(ARENA_SIZE, sys::PROT_READ | sys::PROT_WRITE)?;
+            ARENA.store(m, Ordering::Relaxed);
+            ARENA_CAP.store(ARENA_SIZE, Ordering::Relaxed);
+            ARENA_USED.store(0, Ordering::Relaxed);
+            fit()?
+        }
+        None => return None,
+    };
+    ARENA_USED.store(used, Ordering::Relaxed);
+    // SAFETY: [start, start + size_of T) is inside our arena, aligned for
+    // T, and handed out once (single-threaded start-up); MaybeUninit asks
+    // nothing of it.
     Some(unsafe { &mut *(start as *mut core::mem::MaybeUninit<T>) })
 }
 
