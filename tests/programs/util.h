@@ -56,4 +56,27 @@ static inline void say(const char *s) {
     }
 }
 
+/* A system call of four arguments made right here, not through libc (whose
+   wrappers may touch memory: a vfork child with its own small stack). */
+static inline long raw_syscall4(long nr, long a, long b, long c, long d) {
+    long r;
+    register long r10 __asm__("r10") = d;
+    __asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return r;
+}
+
+/* The end of an assembly clone wrapper whose call number and arguments are
+   in place and fn in %r12 (pushed on entry): after the `syscall`, the child
+   calls fn on its new stack (fn never returns), the parent returns the
+   child's pid. */
+#define CLONE_RUN_TAIL            \
+    "    syscall\n"               \
+    "    test %rax, %rax\n"       \
+    "    jnz 1f\n"                \
+    "    and $-16, %rsp\n"        \
+    "    call *%r12\n"            \
+    "    ud2\n"                   \
+    "1:  pop %r12\n"              \
+    "    ret\n"
+
 #endif

@@ -27,33 +27,21 @@ __asm__(".globl clone_run\n"
         "    xor %r10d, %r10d\n"
         "    xor %r8d, %r8d\n"
         "    mov $56, %eax\n"
-        "    syscall\n"
-        "    test %rax, %rax\n"
-        "    jnz 1f\n"
-        "    and $-16, %rsp\n"
-        "    call *%r12\n"
-        "    ud2\n"
-        "1:  pop %r12\n"
-        "    ret\n");
+        CLONE_RUN_TAIL);
 
 static char *stack;         // its first page is PROT_NONE
 static long on_guard, on_stack, on_guard_again;
 
-static long raw(long nr, long a, long b, long c, long d) {
-    long r;
-    __asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"((long)d) : "rcx", "r11", "memory");
-    return r;
-}
 
 static void child(void) {
     uint64_t all = ~0ull, old[4];
-    raw(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8);
-    on_stack = raw(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
-    on_guard = raw(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 64), 8);
+    raw_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8);
+    on_stack = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
+    on_guard = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 64), 8);
     // The stack's page reached, the guard page still refused.
-    on_stack = on_stack ?: raw(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
-    on_guard_again = raw(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 4000), 8);
-    raw(SYS_exit, 0, 0, 0, 0);
+    on_stack = on_stack ?: raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
+    on_guard_again = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 4000), 8);
+    raw_syscall4(SYS_exit, 0, 0, 0, 0);
 }
 
 int main(void) {

@@ -26,30 +26,18 @@ __asm__(".globl clone3_run\n"
         "    push %r12\n"
         "    mov %rdx, %r12\n"
         "    mov $435, %eax\n"
-        "    syscall\n"
-        "    test %rax, %rax\n"
-        "    jnz 1f\n"
-        "    and $-16, %rsp\n"
-        "    call *%r12\n"
-        "    ud2\n"
-        "1:  pop %r12\n"
-        "    ret\n");
+        CLONE_RUN_TAIL);
 
 static char *stack;         // its first page is PROT_NONE
 static long on_guard, on_stack;
 
-static long raw(long nr, long a, long b, long c, long d) {
-    long r;
-    __asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"((long)d) : "rcx", "r11", "memory");
-    return r;
-}
 
 static void child(void) {
     uint64_t all = ~0ull, old[4];
-    raw(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8);
-    on_guard = raw(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 64), 8);
-    on_stack = raw(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
-    raw(SYS_exit, 0, 0, 0, 0);
+    raw_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8);
+    on_guard = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 64), 8);
+    on_stack = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
+    raw_syscall4(SYS_exit, 0, 0, 0, 0);
 }
 
 /* The process's mapped size (VmSize, kB). */
