@@ -2,8 +2,8 @@
 // of its own: glibc's posix_spawn falls back to it where clone3 is refused,
 // as a sandbox policy's backstop refuses it) with every signal blocked asks
 // rt_sigaction for an old action into its stack: a page below the top that
-// is not accessible (a guard page) gives EFAULT, the stack's own pages
-// work, and the child exits. Then posix_spawn's own child, which takes the
+// is not accessible (a guard page) gives EFAULT, the stack's own page
+// works, again once it has been reached, and the child exits. Then posix_spawn's own child, which takes the
 // same path under a policy, runs many times over.
 // as-nobody
 #include "util.h"
@@ -30,7 +30,7 @@ __asm__(".globl clone_run\n"
         CLONE_RUN_TAIL);
 
 static char *stack;         // its first page is PROT_NONE
-static long on_guard, on_stack, on_guard_again;
+static long on_guard, on_stack, on_stack_again, on_guard_again;
 
 
 static void child(void) {
@@ -38,8 +38,9 @@ static void child(void) {
     raw_syscall4(SYS_rt_sigprocmask, SIG_BLOCK, (long)&all, 0, 8);
     on_stack = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
     on_guard = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 64), 8);
-    // The stack's page reached, the guard page still refused.
-    on_stack = on_stack ?: raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
+    // The stack's page reached (under strata: copied to directly now), the
+    // guard page still refused.
+    on_stack_again = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)old, 8);
     on_guard_again = raw_syscall4(SYS_rt_sigaction, SIGINT, 0, (long)(stack + 4000), 8);
     raw_syscall4(SYS_exit, 0, 0, 0, 0);
 }
@@ -49,13 +50,13 @@ int main(void) {
     stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     CHECK(stack != MAP_FAILED);
     CHECK(mprotect(stack, 4096, PROT_NONE) == 0);
-    on_guard = on_stack = on_guard_again = 1;
+    on_guard = on_stack = on_stack_again = on_guard_again = 1;
     long pid = clone_run(CLONE_VM | CLONE_VFORK | SIGCHLD, stack + size, child);
     CHECK(pid > 0);
     int st;
     CHECK(waitpid((pid_t)pid, &st, 0) == pid);
-    printf("child exited %d; old action into its stack: %ld; into its guard page: %ld, %ld\n",
-           WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), on_stack, on_guard, on_guard_again);
+    printf("child exited %d; old action into its stack: %ld, %ld; into its guard page: %ld, %ld\n",
+           WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), on_stack, on_stack_again, on_guard, on_guard_again);
     for (int i = 0; i < 20; i++) {
         pid_t p;
         char *args[] = {"true", NULL};

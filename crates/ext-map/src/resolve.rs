@@ -80,8 +80,9 @@ impl Resolved {
     };
 }
 
-/// Scratch space for resolutions (12 KiB: keep it on the stack, one per
-/// call, and reuse it for every operand).
+/// Scratch space for resolutions (12 KiB, on the stack: make it only where
+/// a path must be resolved, in a frame of its own, since every page of a
+/// frame is touched at its entry).
 pub struct Resolver {
     /// The canonical program path so far.
     cur: Buf,

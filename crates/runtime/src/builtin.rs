@@ -3,7 +3,8 @@
 //! A built-in is an ordinary `strata_ext::Extension`, exactly like one in an
 //! extension object: strata builds it from its arguments at start and
 //! describes it to the stack through the same C descriptor. Instances are
-//! placed in an arena mapped once at start (no allocator, rule 2).
+//! placed in a static area of strata-rt, or once one does not fit there, in
+//! an arena mapped then ([`reserve`]; no allocator, rule 2).
 
 use crate::stack;
 use crate::sys;

@@ -365,7 +365,6 @@ fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
     let plain = sys::MAP_PRIVATE | sys::MAP_FIXED | sys::MAP_DENYWRITE | sys::MAP_EXECUTABLE;
     let mut tried = None;
     if exec_file && flags & sys::MAP_FIXED != 0 && flags & !plain == 0 && !protected(a[0] as usize, a[1] as usize) {
-        crate::rewrite::forget(a[0] as usize, a[1] as usize);
         tried =
             crate::rewrite::map_image_in_place(a[0] as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize, None);
         if tried.is_some_and(|t| t.mapped()) {

@@ -404,8 +404,9 @@ fn find_exe(out: &mut Path, opened: &Path) -> bool {
     true
 }
 
-/// Records the ELF file the loader opened as `path` (relative to the
-/// working directory unless absolute) for [`exe`].
+/// Records the ELF file the loader opened, `f`, whose path is in
+/// EXE_OPENED (relative to the working directory unless absolute: made
+/// absolute here), for [`exe`].
 fn note_exe(f: &File) {
     EXE_ID[0].store(f.dev, Ordering::Relaxed);
     EXE_ID[1].store(f.ino, Ordering::Relaxed);
@@ -709,7 +710,6 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     let (prog, rand) = {
         let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
         let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
-        note_exe(&f);
         let rnd = randomized();
         // Both random offsets (the interpreter's base, the program break)
         // from one getrandom.
@@ -720,6 +720,8 @@ pub unsafe fn start(si: &StartInfo) -> ! {
             0
         };
         let bias = map_elf(&f, &p, hint).unwrap_or_else(|e| fail(path.bytes(), e));
+        // (After the messages above: they name the program as given.)
+        note_exe(&f);
         // The program break starts after the executable (randomized like
         // the kernel's arch_randomize_brk); a static PIE gets it where the
         // kernel puts a PIE's.

@@ -17,8 +17,9 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 /// from a copy of the parent's frame with rax = 0 and its new stack.
 pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize {
     // The new stack's range, when clone3 gives it whole; for clone, which
-    // gives only its top, the 64 pages below it (`Thread::known_lo`: a page
-    // is copied to directly only once the kernel reached it).
+    // gives only its top, the 16 pages that end at it (`Thread::known_lo`: a
+    // page is copied to directly only once the kernel reached it; glibc's
+    // posix_spawn gives a stack of at least 16 pages, so they are its own).
     let mut stack = (0u64, 0u64);
     let (flags, newsp) = if nr == Sysno::fork as usize {
         (17u64, 0u64)
@@ -26,7 +27,7 @@ pub fn clone(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> isize
         (sys::CLONE_VM | sys::CLONE_VFORK | 17, 0)
     } else if nr == Sysno::clone as usize {
         if a[1] != 0 {
-            stack = ((a[1] & !4095).saturating_sub(63 * 4096), a[1]);
+            stack = ((a[1].wrapping_sub(1) & !4095).saturating_sub(15 * 4096), a[1]);
         }
         (a[0], a[1])
     } else {

@@ -107,6 +107,28 @@ pub fn in_memory(fd: usize) -> bool {
     r != 0 || sfs[0] == TMPFS_MAGIC || sfs[0] == HUGETLBFS_MAGIC
 }
 
+/// Whether the kernel would let `fd` be mapped readable and executable:
+/// opened for reading (not write-only, not O_PATH) on a file system not
+/// mounted noexec. An image mapped in place of the program's mapping
+/// ([`map`] with `instead`) comes from strata's own descriptor, so the
+/// program's is asked first, as its own mmap would have been.
+pub fn mappable_exec(fd: usize) -> bool {
+    const O_ACCMODE: isize = 3;
+    const O_WRONLY: isize = 1;
+    const O_PATH: isize = 0o10_000_000;
+    const F_GETFL: usize = 3;
+    const ST_NOEXEC: i64 = 8;
+    // SAFETY: fcntl(F_GETFL) reads nothing of ours.
+    let fl = unsafe { sys::sc(Sysno::fcntl, &[fd, F_GETFL]) };
+    if fl < 0 || fl & O_ACCMODE == O_WRONLY || fl & O_PATH != 0 {
+        return false;
+    }
+    let mut sfs = [0i64; 15];
+    // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
+    let r = unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) };
+    r == 0 && sfs[10] & ST_NOEXEC == 0 // f_flags
+}
+
 /// One site in an image: `tramp_off | len << 32 | state << 40`, the
 /// `syscall`'s offset from the mapping's start, `Site::lens`, the call
 /// number.
@@ -278,6 +300,12 @@ fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize
         || n > 0 && (sum.lo > sum.hi || sum.hi >= len as u64)
     {
         return Found::Unusable;
+    }
+    if instead {
+        // The image replaces whatever the program's MAP_FIXED would have:
+        // sites recorded there go, as they would after the program's own
+        // mapping (dispatch.rs mmap).
+        rewrite::forget(addr, len);
     }
     lock_and(|| {
         // The pool, whole from the image file, where nothing is mapped (or
@@ -481,8 +509,8 @@ fn write_open(
     h[H_SUMMARY..].copy_from_slice(&[sum.patched, sum.declined, sum.lo, sum.hi, u64::from(sum.sorted)]);
     // The rewritten text from memory; past the library, the pool as it is
     // laid out (its constants, the trampolines), the header after the
-    // constants, the file as long as the pool (a mapping of it has no page
-    // past its end).
+    // constants, the file reaching the pool's end (`at + pool_len`: a
+    // mapping of it has no page past the file's end).
     pwrite(text, off, addr, len)
         && pwrite(text, at, base, HEADER_AT)
         && pwrite(text, at + 4096, base + 4096, tramp_len)
