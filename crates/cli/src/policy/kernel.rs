@@ -52,7 +52,7 @@ use super::{Act, Network, Policy, PolicyError, ALWAYS_ALLOWED};
 /// kernel filter that refused them would stop strata, so they stay open in
 /// the kernel filters; the `policy` layer still refuses them to the
 /// program. A unit test checks the runtime's sources name no other call.
-pub const STRATA_NEEDS: [&str; 64] = [
+pub const STRATA_NEEDS: [&str; 65] = [
     "read",
     "write",
     "open",
@@ -119,6 +119,9 @@ pub const STRATA_NEEDS: [&str; 64] = [
     // image first)
     "unlink",
     "rmdir",
+    // An image mapped in place of a program's mapping: whether the
+    // program's descriptor could be mapped so (textimage::mappable_exec).
+    "fcntl",
     // The absolute path of a program started by a relative one, for
     // /proc/self/exe (runtime/src/load.rs, note_exe).
     "getcwd",
