@@ -60,32 +60,29 @@ const ARENA_SIZE: usize = 64 << 20;
 struct First(#[allow(dead_code)] [u8; FIRST_SIZE]);
 #[link_section = ".bss.big.layers"]
 static mut FIRST: First = First([0; FIRST_SIZE]);
-/// The area states are taken from now (0: FIRST, not yet used), its size,
-/// and how much of it is used.
+/// The mapped arena once states went there (0: they still go in FIRST),
+/// and how much of the area in use is used.
 static ARENA: AtomicUsize = AtomicUsize::new(0);
-static ARENA_CAP: AtomicUsize = AtomicUsize::new(0);
 static ARENA_USED: AtomicUsize = AtomicUsize::new(0);
 
 /// Room in the arena for a `T`, for the rest of the process's life.
 fn reserve<T>() -> Option<&'static mut core::mem::MaybeUninit<T>> {
-    if ARENA.load(Ordering::Relaxed) == 0 {
-        ARENA.store(core::ptr::addr_of_mut!(FIRST) as usize, Ordering::Relaxed);
-        ARENA_CAP.store(FIRST_SIZE, Ordering::Relaxed);
-    }
     let align = core::mem::align_of::<T>().max(16);
     let fit = || {
-        let (base, cap) = (ARENA.load(Ordering::Relaxed), ARENA_CAP.load(Ordering::Relaxed));
+        let (base, cap) = match ARENA.load(Ordering::Relaxed) {
+            0 => (core::ptr::addr_of_mut!(FIRST) as usize, FIRST_SIZE),
+            m => (m, ARENA_SIZE),
+        };
         let start = (base + ARENA_USED.load(Ordering::Relaxed)).checked_add(align - 1)? & !(align - 1);
         let end = start.checked_add(core::mem::size_of::<T>())?;
         (end <= base + cap).then_some((start, end - base))
     };
     let (start, used) = match fit() {
         Some(x) => x,
-        None if ARENA.load(Ordering::Relaxed) == core::ptr::addr_of_mut!(FIRST) as usize => {
+        None if ARENA.load(Ordering::Relaxed) == 0 => {
             // Reserved, not committed: untouched pages cost nothing.
             let m = sys::mmap_anon(ARENA_SIZE, sys::PROT_READ | sys::PROT_WRITE)?;
             ARENA.store(m, Ordering::Relaxed);
-            ARENA_CAP.store(ARENA_SIZE, Ordering::Relaxed);
             ARENA_USED.store(0, Ordering::Relaxed);
             fit()?
         }

@@ -90,14 +90,16 @@ pub fn follow_exec() -> bool {
 
 /// The session file's path (empty: no extension is loaded).
 pub fn session() -> &'static [u8] {
-    let at = RUNTIME_LEN.load(Ordering::Relaxed) + 1;
-    &strings()[at..at + SESSION_LEN.load(Ordering::Relaxed)]
+    session_cstr().to_bytes()
 }
 
 /// The session file's path, with its NUL (`init` writes one after it).
 pub fn session_cstr() -> &'static core::ffi::CStr {
     let at = RUNTIME_LEN.load(Ordering::Relaxed) + 1;
-    core::ffi::CStr::from_bytes_until_nul(&strings()[at..]).unwrap_or(c"")
+    let with_nul = strings()
+        .get(at..=at + SESSION_LEN.load(Ordering::Relaxed))
+        .unwrap_or_default();
+    core::ffi::CStr::from_bytes_with_nul(with_nul).unwrap_or(c"")
 }
 
 /// The stack specification.

@@ -363,15 +363,18 @@ fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
     // Flags an image's mapping honours as well (the kernel ignores the
     // last two); others (MAP_POPULATE, MAP_LOCKED, ...) take the usual way.
     let plain = sys::MAP_PRIVATE | sys::MAP_FIXED | sys::MAP_DENYWRITE | sys::MAP_EXECUTABLE;
+    if fixed && protected(a[0] as usize, a[1] as usize) {
+        return -sys::ENOMEM;
+    }
     let mut tried = None;
-    if exec_file && flags & sys::MAP_FIXED != 0 && flags & !plain == 0 && !protected(a[0] as usize, a[1] as usize) {
+    if exec_file && flags & sys::MAP_FIXED != 0 && flags & !plain == 0 {
         tried =
             crate::rewrite::map_image_in_place(a[0] as usize, a[1] as usize, prot, a[4] as usize, a[5] as usize, None);
         if tried.is_some_and(|t| t.mapped()) {
             return a[0] as isize;
         }
     }
-    let r = guard_mem(uc, S(Sysno::mmap), a, fixed, -sys::ENOMEM);
+    let r = passthrough(uc, S(Sysno::mmap), a);
     if r >= 0 {
         if fixed {
             crate::rewrite::forget(r as usize, a[1] as usize);

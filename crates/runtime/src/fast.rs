@@ -710,7 +710,7 @@ unsafe fn full_frame(t: &mut Thread, args: *const u64, nr: usize, uc: &mut UCont
 /// The size of the xsave area for the features XCR0 enables: cpuid leaf 0xd
 /// (it exists where xsave does; the kernel's own frames use it), asked once
 /// per image and kept, since a cpuid leaves the guest under a hypervisor
-/// (about 3.6 µs here, at every posix_spawn otherwise). XCR0 does not change
+/// (about 3.5 µs here, bench/op_cost.c; at every posix_spawn otherwise). XCR0 does not change
 /// for the life of a process.
 fn xsave_size() -> usize {
     static SIZE: AtomicU32 = AtomicU32::new(0);

@@ -83,11 +83,14 @@ impl Path {
 /// An open executable file.
 struct File {
     fd: usize,
-    size: u64,
-    dev: u64,
-    ino: u64,
-    /// Its struct stat (for the site cache's key of its text).
+    /// Its struct stat (also the site cache's key of its text).
     st: [u64; 18],
+}
+
+impl File {
+    fn size(&self) -> u64 {
+        self.st[6]
+    }
 }
 
 impl Drop for File {
@@ -130,20 +133,12 @@ fn open_exec(path: &core::ffi::CStr, access: Access) -> Result<File, isize> {
             &[sys::AT_FDCWD as usize, at, sys::O_RDONLY | sys::O_CLOEXEC, 0],
         )
     })?;
-    let mut file = File {
-        fd,
-        size: 0,
-        dev: 0,
-        ino: 0,
-        st: [0; 18],
-    };
+    let mut file = File { fd, st: [0; 18] };
     // SAFETY: `st` is large enough for struct stat (144 bytes).
     sys::check(unsafe { sys::sc(Sysno::fstat, &[fd, file.st.as_mut_ptr() as usize]) })?;
     if !regular(&file.st) {
         return Err(sys::EACCES); // directories and devices: EACCES, as execve says
     }
-    file.size = file.st[6];
-    (file.dev, file.ino) = (file.st[0], file.st[1]);
     Ok(file)
 }
 
@@ -188,7 +183,7 @@ fn read_head<'b>(f: &File, buf: &'b mut [u8]) -> Result<&'b [u8], isize> {
 
 /// [`read_head`] when `buf` already holds the file's first `have` bytes.
 fn read_head_after<'b>(f: &File, buf: &'b mut [u8], have: usize) -> Result<&'b [u8], isize> {
-    let max = HEAD_MAX.min(f.size as usize).min(buf.len());
+    let max = HEAD_MAX.min(f.size() as usize).min(buf.len());
     let first = max.min(4096);
     let mut n = if have >= first {
         have.min(max)
@@ -217,7 +212,7 @@ pub fn check_exec(path: &Path, depth: usize) -> Result<bool, isize> {
     let n = pread(&f, &mut head, 0)?;
     let head = &head[..n];
     match classify(head).map_err(|e| e.errno() as isize)? {
-        Kind::Elf => match plan(head, f.size) {
+        Kind::Elf => match plan(head, f.size()) {
             // The name's NUL follows it in `head` (strata_loader::Plan).
             Ok(p) => p
                 .interp
@@ -408,9 +403,9 @@ fn find_exe(out: &mut Path, opened: &Path) -> bool {
 /// EXE_OPENED (relative to the working directory unless absolute: made
 /// absolute here), for [`exe`].
 fn note_exe(f: &File) {
-    EXE_ID[0].store(f.dev, Ordering::Relaxed);
-    EXE_ID[1].store(f.ino, Ordering::Relaxed);
-    // SAFETY: single-threaded start.
+    EXE_ID[0].store(f.st[0], Ordering::Relaxed); // st_dev
+    EXE_ID[1].store(f.st[1], Ordering::Relaxed); // st_ino
+                                                 // SAFETY: single-threaded start.
     let o = unsafe { &mut *core::ptr::addr_of_mut!(EXE_OPENED) };
     if o.bytes().first() != Some(&b'/') {
         make_absolute(o);
@@ -671,7 +666,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
         });
         // The first page: enough to tell a script from an ELF file, and
         // for most ELF files all of their headers.
-        let want = (f.size as usize).clamp(PROBE_LEN, 4096);
+        let want = (f.size() as usize).clamp(PROBE_LEN, 4096);
         let n = pread(&f, &mut main_head[..want], 0).unwrap_or_else(|e| fail(path.bytes(), e));
         match classify(&main_head[..n.min(PROBE_LEN)]) {
             Ok(Kind::Elf) => break (f, n),
@@ -709,7 +704,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
     // the start's stack, a page deeper for every call below).
     let (prog, rand) = {
         let head = read_head_after(&f, main_head, have).unwrap_or_else(|e| fail(path.bytes(), e));
-        let p = plan(head, f.size).unwrap_or_else(|e| fail_load(path.bytes(), e));
+        let p = plan(head, f.size()).unwrap_or_else(|e| fail_load(path.bytes(), e));
         let rnd = randomized();
         // Both random offsets (the interpreter's base, the program break)
         // from one getrandom.
@@ -756,7 +751,7 @@ pub unsafe fn start(si: &StartInfo) -> ! {
         // SAFETY: single-threaded start.
         let ih = unsafe { &mut *core::ptr::addr_of_mut!(INTERP_HEAD) };
         let ihead = read_head(&fi, ih).unwrap_or_else(|e| fail(interp, e));
-        let ipl = plan(ihead, fi.size).unwrap_or_else(|e| fail_load(interp, e));
+        let ipl = plan(ihead, fi.size()).unwrap_or_else(|e| fail_load(interp, e));
         let ibias = map_elf(&fi, &ipl, 0).unwrap_or_else(|e| fail(interp, e));
         interp_base = ibias.wrapping_add(ipl.lo() as usize);
         entry = ibias.wrapping_add(ipl.entry as usize);

@@ -1220,9 +1220,8 @@ impl Tried {
 /// The program asks for a private MAP_FIXED mapping of `fd` (file offset
 /// `off`) at [addr, addr+len), readable and executable, which no thread
 /// can run yet (`st`: the file's struct stat, when the caller has it).
-/// When the session's cache knows the file's sites, the session has the
-/// file's text image, and the kernel would map `fd` so
-/// (`textimage::mappable_exec`), the image is mapped there instead (with its pool),
+/// When the session's cache knows the file's sites and the session has the
+/// file's text image, the image is mapped there instead (with its pool),
 /// and the program's mapping is never made: one mapping rather than the
 /// file's and then the image over it ([`Tried::mapped`]). Otherwise nothing
 /// was mapped, the caller makes the mapping, and passes what this found to
@@ -1242,11 +1241,10 @@ pub fn map_image_in_place(
         Some(st) => MapKey::of(st, off, len)?,
         None => MapKey::of_fd(fd, off, len)?,
     };
-    let found =
-        (matches!(cache_find(&mk.key), Some((_, _, n)) if n > 0) && crate::textimage::mappable_exec(fd)).then(|| {
-            let ikey = crate::textimage::key(&mk.key, &mk.st);
-            crate::textimage::map(addr, len, prot, fd, off, &ikey, true)
-        });
+    let found = matches!(cache_find(&mk.key), Some((_, _, n)) if n > 0).then(|| {
+        let ikey = crate::textimage::key(&mk.key, &mk.st);
+        crate::textimage::map(addr, len, prot, fd, off, &ikey, true)
+    });
     Some(Tried { mk, found })
 }
 

@@ -112,7 +112,7 @@ pub fn in_memory(fd: usize) -> bool {
 /// mounted noexec. An image mapped in place of the program's mapping
 /// ([`map`] with `instead`) comes from strata's own descriptor, so the
 /// program's is asked first, as its own mmap would have been.
-pub fn mappable_exec(fd: usize) -> bool {
+fn mappable_exec(fd: usize) -> bool {
     const O_ACCMODE: isize = 3;
     const O_WRONLY: isize = 1;
     const O_PATH: isize = 0o10_000_000;
@@ -237,8 +237,9 @@ fn close(fd: usize) {
 /// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
 /// its image over it, if the session has one. With `instead`, the mapping
 /// has not been made (`rewrite::map_image_in_place`): the image takes its
-/// place, and when the image cannot, nothing is mapped there and the caller
-/// makes the mapping as asked.
+/// place if the kernel would have made it ([`mappable_exec`]), and when the
+/// image cannot, nothing is mapped there and the caller makes the mapping as
+/// asked.
 pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, instead: bool) -> Found {
     let Some(mut path) = image_dir() else {
         return Found::Absent;
@@ -302,6 +303,10 @@ fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize
         return Found::Unusable;
     }
     if instead {
+        // The kernel's answer to the program's own mmap is the caller's.
+        if !mappable_exec(fd) {
+            return Found::Unusable;
+        }
         // The image replaces whatever the program's MAP_FIXED would have:
         // sites recorded there go, as they would after the program's own
         // mapping (dispatch.rs mmap).
@@ -319,11 +324,11 @@ fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize
         // runs yet (or the place the program asked for it, `instead`),
         // replaced by the same range of the image.
         let x = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, img, off]) };
-        if x as usize != addr && instead {
-            rewrite::release_pool(pool);
-            return Found::Unusable;
-        }
         if x as usize != addr {
+            if instead {
+                rewrite::release_pool(pool);
+                return Found::Unusable;
+            }
             // Put the library back (MAP_FIXED may have unmapped it).
             // SAFETY: as above, from the program's own descriptor.
             let back = unsafe { sys::sc(Sysno::mmap, &[addr, len, prot, fixed, fd, off]) };

@@ -154,8 +154,8 @@ pub struct Thread {
     pub fast_full: u8,
     /// A vfork child's stack as clone3 gave it, [lo, hi), or for clone,
     /// which gives only its top, the 16 pages that end at the top (`lo`
-    /// rounded down to a page), or empty: the
-    /// parent that made it waits until the child execs or exits. A page of
+    /// rounded down to a page), or empty: the parent that made it waits
+    /// until the child execs or exits. A page of
     /// it that one copy reached through process_vm_readv (`seen_r`) or
     /// process_vm_writev (`seen_w`, bit i: page i from `known_lo`) is
     /// copied to and from directly afterwards, even while the program
