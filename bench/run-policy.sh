@@ -16,7 +16,7 @@
 #
 # Usage: bench/run-policy.sh [--only web,build] [--rounds N] [--duration S] [--sizes 4k,64k]
 #            [--warmup S] [--threads N] [--connections N] [--pin server=1,wrk=0|none] [--server auto|lighttpd|python]
-#            [--build-rounds N] [--files N] [--jobs N] [--disturbed F] [--retries N] [--quiet-wait S]
+#            [--build-rounds N] [--files N] [--jobs N] [--build-pin CPU] [--disturbed F] [--retries N] [--quiet-wait S]
 #            [--quiet-budget S] [--workdir DIR] [--out FILE]
 #   STRATA=/path/to/strata overrides target/release/strata.
 set -euo pipefail
