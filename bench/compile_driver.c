@@ -1,8 +1,9 @@
 /* compile_driver FILE: runs the commands of FILE (one per line, words
  * separated by single spaces, no quoting) on request, one at a time, for
  * bench/build-interleaved.py. Reads a command's number (0-based) from stdin,
- * runs it with posix_spawnp (how make starts a recipe), waits for it and
- * writes "NUMBER STATUS CPU_NS WALL_NS" to stdout: CPU is the user + system
+ * runs it with posix_spawnp (how make starts a recipe; its standard output
+ * goes to the driver's standard error), waits for it and writes
+ * "NUMBER STATUS CPU_NS WALL_NS" to stdout: CPU is the user + system
  * time of the command and everything it waited for (wait4's rusage), wall
  * from the spawn to the wait's return. Runs until stdin ends.
  *
@@ -77,6 +78,8 @@ int main(int argc, char **argv) {
     }
     if (load(argv[1]) != 0) return 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0 || posix_spawn_file_actions_adddup2(&fa, 2, 1) != 0) return 2;
     int i;
     while (scanf("%d", &i) == 1) {
         if (i < 0 || i >= ncmds) {
@@ -88,7 +91,7 @@ int main(int argc, char **argv) {
         int st = 0;
         struct rusage ru;
         memset(&ru, 0, sizeof ru);
-        if (posix_spawnp(&p, cmds[i][0], NULL, NULL, cmds[i], environ) != 0) {
+        if (posix_spawnp(&p, cmds[i][0], &fa, NULL, cmds[i], environ) != 0) {
             st = -1;
         } else if (wait4(p, &st, 0, &ru) != p) {
             st = -1;

@@ -74,7 +74,7 @@ TARGET = 0.02  # the issue's target: at most 2 %
 
 def parse_args():
     ap = benchlib.parser(__doc__)
-    ap.add_argument("--only", default="web,build", help="experiments (default web,build)")
+    ap.add_argument("--only", default="web,build,compiles", help="experiments (default web,build,compiles)")
     ap.add_argument("--rounds", type=int, default=3, help="web rounds (default 3)")
     ap.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     ap.add_argument("--warmup", type=int, default=1, help="seconds of unrecorded wrk load after each start "

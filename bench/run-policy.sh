@@ -7,16 +7,21 @@
 #      when lighttpd is unusable
 #   2. build: `make -j2` of a generated tree of 120 small C files into ./out; policy
 #      bench/policies/build.toml; plus a confinement check (what each sandbox let through)
+#   3. compiles: the same tree's 121 compiles handed to every configuration in turn, one
+#      long-lived driver per configuration (bench/compile_driver.c), CPU per compile paired
+#      with native's run of the same compile: resolves a few percent, which whole builds
+#      (spread 20-45% here) cannot
 # Installs wrk, lighttpd, bubblewrap and firejail with apt-get when missing (as root); a tool
 # that cannot be installed or cannot run in this container is left out, with the reason in
 # the report. The strata --policy rows are n/a until strata accepts --policy.
 # The build runs with TMPDIR=./out/.tmp in every configuration (see bench/policies/build.toml).
-# Writes bench/results/<date>-policy.md. About 9 minutes on 2 cores (web: 5 configurations
-# x 3 rounds x 2 files x 10 s; build: 5 configurations x 8 runs of ~2.5 s).
+# Writes bench/results/<date>-policy.md. About 12 minutes on 2 cores (web: 5 configurations
+# x 3 rounds x 2 files x 10 s; build: 5 configurations x 8 runs of ~2.5 s; compiles: 5
+# configurations x 5 rounds x 121 compiles of ~40 ms).
 #
-# Usage: bench/run-policy.sh [--only web,build] [--rounds N] [--duration S] [--sizes 4k,64k]
+# Usage: bench/run-policy.sh [--only web,build,compiles] [--rounds N] [--duration S] [--sizes 4k,64k]
 #            [--warmup S] [--threads N] [--connections N] [--pin server=1,wrk=0|none] [--server auto|lighttpd|python]
-#            [--build-rounds N] [--files N] [--jobs N] [--build-pin CPU] [--disturbed F] [--retries N] [--quiet-wait S]
+#            [--build-rounds N] [--compile-rounds N] [--files N] [--jobs N] [--build-pin CPU] [--disturbed F] [--retries N] [--quiet-wait S]
 #            [--quiet-budget S] [--workdir DIR] [--out FILE]
 #   STRATA=/path/to/strata overrides target/release/strata.
 set -euo pipefail

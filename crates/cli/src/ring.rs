@@ -31,6 +31,7 @@ pub enum Sink {
 /// A running drain.
 pub struct Drain {
     stop: Arc<AtomicBool>,
+    map: Arc<Mapping>,
     thread: Option<JoinHandle<io::Result<Box<dyn Write + Send>>>>,
 }
 
@@ -42,6 +43,9 @@ struct Mapping {
 // SAFETY: the mapping is shared memory accessed only through atomics and
 // byte copies of regions the protocol hands to the reader.
 unsafe impl Send for Mapping {}
+// SAFETY: as above: the launcher's other thread only touches the waiting
+// word, atomically (`Drain::finish`).
+unsafe impl Sync for Mapping {}
 
 impl Drop for Mapping {
     fn drop(&mut self) {
@@ -79,21 +83,23 @@ impl Drain {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        let m = Mapping {
+        let m = Arc::new(Mapping {
             base: base as *mut u8,
             len,
-        };
+        });
         let size = m.word(counts::RING_SIZE_WORD).load(Ordering::Relaxed) as usize;
         if size == 0 || !size.is_power_of_two() || counts::RING_OFFSET + size > len {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "session file has no ring"));
         }
         let stop = Arc::new(AtomicBool::new(false));
         let s2 = stop.clone();
+        let m2 = m.clone();
         let thread = std::thread::Builder::new()
             .name("strata-drain".into())
-            .spawn(move || run(m, size, sink, &s2))?;
+            .spawn(move || run(&m2, size, sink, &s2))?;
         Ok(Drain {
             stop,
+            map: m,
             thread: Some(thread),
         })
     }
@@ -103,8 +109,10 @@ impl Drain {
         self.stop.store(true, Ordering::Release);
         let t = self.thread.take();
         if let Some(t) = &t {
-            // It may be sleeping between polls: the last pass starts now.
+            // It may be sleeping between polls, or until a record comes:
+            // the last pass starts now.
             t.thread().unpark();
+            wake_reader(&self.map);
         }
         let mut w = match t.map(|t| t.join()) {
             Some(Ok(r)) => r?,
@@ -115,22 +123,27 @@ impl Drain {
     }
 }
 
-fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box<dyn Write + Send>> {
+fn run(m: &Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box<dyn Write + Send>> {
     let (mut out, mut newest, keep) = match sink {
         Sink::Stream(w) => (io::BufWriter::with_capacity(64 * 1024, w), None, 0),
         Sink::Newest { keep, to } => (io::BufWriter::new(to), Some(VecDeque::new()), keep),
     };
     let mut rec = Vec::with_capacity(counts::RECORD_MAX);
-    // Idle polls back off from 1 ms to 16 ms (a quiet program costs the
-    // launcher almost nothing; a busy one is drained every millisecond).
+    // Idle polls back off from 1 ms to 16 ms (a busy ring is drained every
+    // millisecond, without its writers doing anything); a ring that stays
+    // empty through the whole back-off is waited on instead, until a
+    // writer's record wakes the reader (`counts::RING_WAITING_WORD`): a quiet
+    // program, a sandboxed build that logs nothing, makes the launcher
+    // wake up about once a second, not 60 times (each wake-up takes CPU
+    // from the program, on the same CPU when it is pinned).
     let mut idle = Duration::from_millis(1);
     loop {
         let stopping = stop.load(Ordering::Acquire);
         let mut got = 0;
-        while take(&m, size, &mut rec) {
+        while take(m, size, &mut rec) {
             got += 1;
             if got % 256 == 0 {
-                wake_writers(&m);
+                wake_writers(m);
             }
             match newest.as_mut() {
                 None => out.write_all(&rec)?,
@@ -147,15 +160,19 @@ fn run(m: Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box
             }
         }
         if got != 0 {
-            wake_writers(&m);
+            wake_writers(m);
         }
         if got == 0 {
             if stopping {
                 break;
             }
             out.flush()?;
-            std::thread::park_timeout(idle);
-            idle = (idle * 2).min(Duration::from_millis(16));
+            // (After a wait, records reset the back-off; none, and the
+            // reader waits again at once.)
+            if idle < IDLE_MAX || !sleep_until_record(m, stop) {
+                std::thread::park_timeout(idle);
+                idle = (idle * 2).min(IDLE_MAX);
+            }
         } else {
             idle = Duration::from_millis(1);
         }
@@ -233,6 +250,63 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
     }
     tail_w.store(tail + total as u64, Ordering::Release);
     true
+}
+
+/// The longest idle poll.
+const IDLE_MAX: Duration = Duration::from_millis(16);
+
+/// Waits until a writer commits a record (at most a second, so that a
+/// writer killed between its commit and its wake-up delays lines, never
+/// loses them), if the ring is still empty once the waiting word is set
+/// (false: it is not, nothing was waited for).
+fn sleep_until_record(m: &Mapping, stop: &AtomicBool) -> bool {
+    let w = m.word(counts::RING_WAITING_WORD);
+    w.store(1, Ordering::SeqCst);
+    // Set before the look at the head: a writer moves the head (SeqCst)
+    // before it looks at the word (runtime stack.rs `wake_reader`), so
+    // either the head has moved here or that writer sees the word set.
+    std::sync::atomic::fence(Ordering::SeqCst);
+    let empty =
+        m.word(counts::RING_HEAD_WORD).load(Ordering::SeqCst) == m.word(counts::RING_TAIL_WORD).load(Ordering::Acquire);
+    if !empty || stop.load(Ordering::Acquire) {
+        w.store(0, Ordering::Relaxed);
+        return false;
+    }
+    let ts = libc::timespec { tv_sec: 1, tv_nsec: 0 };
+    // SAFETY: FUTEX_WAIT (shared) on the waiting word's low half while it is
+    // 1, with a timeout; a writer or `Drain::finish` clears it and wakes us.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            w as *const AtomicU64,
+            libc::FUTEX_WAIT,
+            1u32,
+            &ts as *const libc::timespec,
+            0usize,
+            0usize,
+        )
+    };
+    w.store(0, Ordering::Relaxed);
+    true
+}
+
+/// Wakes the reader if it waits for a record (`Drain::finish`: it is time
+/// for the last pass).
+fn wake_reader(m: &Mapping) {
+    let w = m.word(counts::RING_WAITING_WORD);
+    w.store(0, Ordering::SeqCst);
+    // SAFETY: FUTEX_WAKE (shared) on the waiting word.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            w as *const AtomicU64,
+            libc::FUTEX_WAKE,
+            1,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
 }
 
 /// Wakes writers waiting for room (once per batch of records taken).
@@ -337,6 +411,66 @@ mod tests {
         f.write_all_at(&counts::record_header(8, me, false, 0).to_le_bytes(), next)
             .unwrap();
         assert_eq!(drain(s.path()), b"one\nend\n");
+    }
+
+    #[test]
+    fn an_empty_ring_is_waited_on_until_a_record_wakes_the_reader() {
+        let dir = TempDir::new("ring5");
+        let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
+        let out = Shared::default();
+        let d = Drain::start(s.path(), Sink::Stream(Box::new(out.clone()))).unwrap();
+        let f = OpenOptions::new().read(true).write(true).open(s.path()).unwrap();
+        let waiting = || {
+            let mut b = [0u8; 8];
+            f.read_exact_at(&mut b, (counts::RING_WAITING_WORD * 8) as u64).unwrap();
+            u64::from_le_bytes(b)
+        };
+        // Nothing comes: after its back-off the reader waits on the word.
+        let mut tries = 0;
+        while waiting() != 1 {
+            tries += 1;
+            assert!(tries < 1000, "the reader never waited on the empty ring");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // A writer commits a record, then clears the word and wakes the
+        // reader, as the runtime does (stack.rs `wake_reader`).
+        put_records(s.path(), &[(b"one\n", std::process::id(), true)]);
+        // SAFETY: a shared mapping of the session file's first page, unmapped below.
+        let page = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                4096,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(page, libc::MAP_FAILED);
+        // SAFETY: the waiting word lies in that page, 8-aligned.
+        let word = unsafe { &*((page as *const u8).add(counts::RING_WAITING_WORD * 8) as *const AtomicU64) };
+        assert_eq!(word.swap(0, Ordering::SeqCst), 1);
+        // SAFETY: FUTEX_WAKE (shared) on the word; then our mapping goes.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word as *const AtomicU64,
+                libc::FUTEX_WAKE,
+                1,
+                0usize,
+                0usize,
+                0usize,
+            );
+            libc::munmap(page, 4096);
+        }
+        let mut tries = 0;
+        while out.0.lock().unwrap().as_slice() != b"one\n" {
+            tries += 1;
+            assert!(tries < 1000, "the record never came out");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        d.finish(b"end\n").unwrap();
+        assert_eq!(out.0.lock().unwrap().as_slice(), b"one\nend\n");
     }
 
     #[test]

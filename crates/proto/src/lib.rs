@@ -397,6 +397,15 @@ pub mod counts {
     pub const CAPTURE_DISPATCH: u64 = 1;
     /// strata's own seccomp filter (runtime seccomp.rs).
     pub const CAPTURE_SECCOMP: u64 = 2;
+    /// Header word: nonzero while the launcher's reader sleeps until a record
+    /// comes (it sets it, looks at the ring once more, and waits on it,
+    /// FUTEX_WAIT shared, low half) if the head has not moved. A writer that
+    /// commits a record and finds it set clears it and wakes the reader
+    /// (FUTEX_WAKE); it moves the head before it looks (both SeqCst), so the
+    /// reader either sees the head moved or is woken. The reader only
+    /// waits so once the ring has stayed empty a while: a busy ring is read
+    /// by polling, and costs its writers nothing.
+    pub const RING_WAITING_WORD: usize = 21;
 
     /// Word index (u64, from the start of the file) of field `f` of syscall `nr`.
     pub const fn word(nr: usize, f: usize) -> usize {

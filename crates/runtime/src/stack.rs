@@ -668,7 +668,9 @@ fn ring_emit(b: &[u8]) -> bool {
         {
             continue;
         }
-        match head.compare_exchange(h, h + need, Ordering::AcqRel, Ordering::Acquire) {
+        // SeqCst: `wake_reader`'s look at the waiting word must not be
+        // ordered before this (a locked instruction either way on x86).
+        match head.compare_exchange(h, h + need, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => break h,
             // Moved past our reservation by another writer: ours, as long
             // as the reader has not passed it (it cannot have: the record
@@ -699,7 +701,25 @@ fn ring_emit(b: &[u8]) -> bool {
         counts::record_header(b.len(), tid, true, counts::ring_lap(pos, size)),
         Ordering::Release,
     );
+    wake_reader();
     true
+}
+
+/// Wakes the launcher's reader if it sleeps until a record comes
+/// (`counts::RING_WAITING_WORD`): the record just committed is one.
+fn wake_reader() {
+    let Some(w) = session_word(counts::RING_WAITING_WORD) else {
+        return;
+    };
+    // The reader sets the word, then (after a fence) waits only if the
+    // head has not moved; this record moved the head (a SeqCst exchange)
+    // before this SeqCst look. So either the reader saw the head move and
+    // does not wait, or this sees the word set. No fence per record: a
+    // traced program emits one per call.
+    if w.load(Ordering::SeqCst) != 0 && w.swap(0, Ordering::AcqRel) != 0 {
+        // SAFETY: FUTEX_WAKE (shared) of one waiter on the word's low half.
+        unsafe { sys::sc(Sysno::futex, &[w as *const AtomicU64 as usize, 1, 1, 0, 0, 0]) };
+    }
 }
 
 // ---- construction --------------------------------------------------------
