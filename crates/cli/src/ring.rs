@@ -64,6 +64,12 @@ impl Mapping {
 impl Drain {
     /// Maps the session file at `path` and starts draining into `sink`.
     pub fn start(path: &Path, sink: Sink) -> io::Result<Drain> {
+        Self::start_waiting(path, sink, WAIT_MAX)
+    }
+
+    /// [`Drain::start`], with the longest wait for a record on an empty ring
+    /// (the tests make it long, so that only a wake-up ends it).
+    fn start_waiting(path: &Path, sink: Sink, wait_max: Duration) -> io::Result<Drain> {
         let f = OpenOptions::new().read(true).write(true).open(path)?;
         let len = f.metadata()?.len() as usize;
         if len < counts::FILE_SIZE {
@@ -96,7 +102,7 @@ impl Drain {
         let m2 = m.clone();
         let thread = std::thread::Builder::new()
             .name("strata-drain".into())
-            .spawn(move || run(&m2, size, sink, &s2))?;
+            .spawn(move || run(&m2, size, sink, &s2, wait_max))?;
         Ok(Drain {
             stop,
             map: m,
@@ -106,7 +112,9 @@ impl Drain {
 
     /// Stops after a last pass, appends `extra`, and flushes everything.
     pub fn finish(mut self, extra: &[u8]) -> io::Result<()> {
-        self.stop.store(true, Ordering::Release);
+        // SeqCst, as the reader's look before it waits: either it sees
+        // `stop`, or its waiting word is set before `wake_reader` clears it.
+        self.stop.store(true, Ordering::SeqCst);
         let t = self.thread.take();
         if let Some(t) = &t {
             // It may be sleeping between polls, or until a record comes:
@@ -123,7 +131,13 @@ impl Drain {
     }
 }
 
-fn run(m: &Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Box<dyn Write + Send>> {
+fn run(
+    m: &Mapping,
+    size: usize,
+    sink: Sink,
+    stop: &AtomicBool,
+    wait_max: Duration,
+) -> io::Result<Box<dyn Write + Send>> {
     let (mut out, mut newest, keep) = match sink {
         Sink::Stream(w) => (io::BufWriter::with_capacity(64 * 1024, w), None, 0),
         Sink::Newest { keep, to } => (io::BufWriter::new(to), Some(VecDeque::new()), keep),
@@ -169,7 +183,7 @@ fn run(m: &Mapping, size: usize, sink: Sink, stop: &AtomicBool) -> io::Result<Bo
             out.flush()?;
             // (After a wait, records reset the back-off; none, and the
             // reader waits again at once.)
-            if idle < IDLE_MAX || !sleep_until_record(m, stop) {
+            if idle < IDLE_MAX || !sleep_until_record(m, stop, wait_max) {
                 std::thread::park_timeout(idle);
                 idle = (idle * 2).min(IDLE_MAX);
             }
@@ -254,12 +268,14 @@ fn take(m: &Mapping, size: usize, rec: &mut Vec<u8>) -> bool {
 
 /// The longest idle poll.
 const IDLE_MAX: Duration = Duration::from_millis(16);
+/// The longest wait for a record on an empty ring: a writer killed between
+/// its commit and its wake-up delays lines by at most this, never loses them.
+const WAIT_MAX: Duration = Duration::from_secs(1);
 
-/// Waits until a writer commits a record (at most a second, so that a
-/// writer killed between its commit and its wake-up delays lines, never
-/// loses them), if the ring is still empty once the waiting word is set
-/// (false: it is not, nothing was waited for).
-fn sleep_until_record(m: &Mapping, stop: &AtomicBool) -> bool {
+/// Waits until a writer commits a record (at most `wait_max`), if the ring
+/// is still empty once the waiting word is set (false: it is not, nothing
+/// was waited for).
+fn sleep_until_record(m: &Mapping, stop: &AtomicBool, wait_max: Duration) -> bool {
     let w = m.word(counts::RING_WAITING_WORD);
     w.store(1, Ordering::SeqCst);
     // Set before the look at the head: a writer moves the head (SeqCst)
@@ -268,11 +284,14 @@ fn sleep_until_record(m: &Mapping, stop: &AtomicBool) -> bool {
     std::sync::atomic::fence(Ordering::SeqCst);
     let empty =
         m.word(counts::RING_HEAD_WORD).load(Ordering::SeqCst) == m.word(counts::RING_TAIL_WORD).load(Ordering::Acquire);
-    if !empty || stop.load(Ordering::Acquire) {
+    if !empty || stop.load(Ordering::SeqCst) {
         w.store(0, Ordering::Relaxed);
         return false;
     }
-    let ts = libc::timespec { tv_sec: 1, tv_nsec: 0 };
+    let ts = libc::timespec {
+        tv_sec: wait_max.as_secs() as libc::time_t,
+        tv_nsec: wait_max.subsec_nanos() as libc::c_long,
+    };
     // SAFETY: FUTEX_WAIT (shared) on the waiting word's low half while it is
     // 1, with a timeout; a writer or `Drain::finish` clears it and wakes us.
     unsafe {
@@ -418,23 +437,11 @@ mod tests {
         let dir = TempDir::new("ring5");
         let s = CounterFile::create_session(dir.path(), 1 << 16, 0, None).unwrap();
         let out = Shared::default();
-        let d = Drain::start(s.path(), Sink::Stream(Box::new(out.clone()))).unwrap();
+        // Waits that only a wake-up ends (within this test's time): a record
+        // that comes out, or a finish that returns, was woken for.
+        let forever = Duration::from_secs(600);
+        let d = Drain::start_waiting(s.path(), Sink::Stream(Box::new(out.clone())), forever).unwrap();
         let f = OpenOptions::new().read(true).write(true).open(s.path()).unwrap();
-        let waiting = || {
-            let mut b = [0u8; 8];
-            f.read_exact_at(&mut b, (counts::RING_WAITING_WORD * 8) as u64).unwrap();
-            u64::from_le_bytes(b)
-        };
-        // Nothing comes: after its back-off the reader waits on the word.
-        let mut tries = 0;
-        while waiting() != 1 {
-            tries += 1;
-            assert!(tries < 1000, "the reader never waited on the empty ring");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // A writer commits a record, then clears the word and wakes the
-        // reader, as the runtime does (stack.rs `wake_reader`).
-        put_records(s.path(), &[(b"one\n", std::process::id(), true)]);
         // SAFETY: a shared mapping of the session file's first page, unmapped below.
         let page = unsafe {
             libc::mmap(
@@ -449,8 +456,18 @@ mod tests {
         assert_ne!(page, libc::MAP_FAILED);
         // SAFETY: the waiting word lies in that page, 8-aligned.
         let word = unsafe { &*((page as *const u8).add(counts::RING_WAITING_WORD * 8) as *const AtomicU64) };
+        // Nothing comes: after its back-off the reader waits on the word.
+        let mut tries = 0;
+        while word.load(Ordering::SeqCst) != 1 {
+            tries += 1;
+            assert!(tries < 1000, "the reader never waited on the empty ring");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // A writer commits a record, then clears the word and wakes the
+        // reader, as the runtime does (stack.rs `wake_reader`).
+        put_records(s.path(), &[(b"one\n", std::process::id(), true)]);
         assert_eq!(word.swap(0, Ordering::SeqCst), 1);
-        // SAFETY: FUTEX_WAKE (shared) on the word; then our mapping goes.
+        // SAFETY: FUTEX_WAKE (shared) on the word.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
@@ -460,16 +477,30 @@ mod tests {
                 0usize,
                 0usize,
                 0usize,
-            );
-            libc::munmap(page, 4096);
-        }
+            )
+        };
         let mut tries = 0;
         while out.0.lock().unwrap().as_slice() != b"one\n" {
             tries += 1;
-            assert!(tries < 1000, "the record never came out");
+            assert!(tries < 1000, "the record never came out: the wake-up was lost");
             std::thread::sleep(Duration::from_millis(10));
         }
-        d.finish(b"end\n").unwrap();
+        // Asleep again, until `finish` wakes it for the last pass.
+        let mut tries = 0;
+        while word.load(Ordering::SeqCst) != 1 {
+            tries += 1;
+            assert!(tries < 1000, "the reader did not wait again");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // SAFETY: our mapping, no longer used.
+        unsafe { libc::munmap(page, 4096) };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(d.finish(b"end\n").is_ok()));
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(30)),
+            Ok(true),
+            "finish did not wake the waiting reader"
+        );
         assert_eq!(out.0.lock().unwrap().as_slice(), b"one\nend\n");
     }
 

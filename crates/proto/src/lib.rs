@@ -327,8 +327,10 @@ fn parse_num(s: &[u8], base: u64) -> Option<u64> {
 /// and the runtime marks multi-task sessions and extension failures in its
 /// header. The launcher removes it when the whole tree has exited.
 pub mod counts {
-    /// First 8 bytes of the file.
-    pub const MAGIC: [u8; 8] = *b"STRATAS2";
+    /// First 8 bytes of the file (3: writers wake a reader that waits,
+    /// [`RING_WAITING_WORD`]; a runtime that does not would leave it
+    /// asleep, so it refuses the file instead).
+    pub const MAGIC: [u8; 8] = *b"STRATAS3";
     /// Syscall numbers 0..SLOTS are counted; larger numbers go to the last slot.
     pub const SLOTS: usize = 512;
     /// Bytes before the first counter slot: one page of header words.
