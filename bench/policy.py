@@ -74,7 +74,11 @@ TARGET = 0.02  # the issue's target: at most 2 %
 
 def parse_args():
     ap = benchlib.parser(__doc__)
-    ap.add_argument("--only", default="web,build,compiles", help="experiments (default web,build,compiles)")
+    ap.add_argument("--only", default="web,build,compiles,requests",
+                    help="experiments (default web,build,compiles,requests)")
+    ap.add_argument("--turn-rounds", type=int, default=15,
+                    help="rounds of the requests experiment (web servers loaded in turn; default 15)")
+    ap.add_argument("--turn-duration", type=int, default=2, help="seconds per wrk run there (default 2)")
     ap.add_argument("--rounds", type=int, default=3, help="web rounds (default 3)")
     ap.add_argument("--duration", type=int, default=10, help="seconds per wrk run (default 10)")
     ap.add_argument("--warmup", type=int, default=1, help="seconds of unrecorded wrk load after each start "
@@ -492,8 +496,8 @@ mimetype.assign = (".html" => "text/html", ".bin" => "application/octet-stream")
 """
 
 
-def web_setup(c, port):
-    web = c.work / "web"
+def web_setup(c, port, name="web"):
+    web = c.work / name
     www, conf, var = web / "www", web / "conf", web / "var"
     for d in (www, conf, var):
         d.mkdir(parents=True)
@@ -1361,6 +1365,119 @@ outside misses what its pid namespace reaps).
 
 # ---------------------------------------------------------------- main
 
+def exp_requests(c):
+    """The web server under load, the configurations' servers all running at once (each on its own
+    port, idle but for its turn), loaded in turn by short wrk runs: the runs being compared are
+    seconds apart, so the machine's drift falls on all of them alike. requests/s of each run is
+    paired with native's run of the same round and file."""
+    a = c.a
+    sizes = [s.strip() for s in a.sizes.split(",") if s.strip()]
+    if c.tools.get("wrk"):
+        return "## 4. Web server, configurations in turn\n\n**n/a**: no load generator.\n", []
+    if c.tools.get("lighttpd"):
+        return f"## 4. Web server, configurations in turn\n\n**n/a**: {c.tools['lighttpd']}\n", []
+    ports = {}
+    web = web_setup(c, 0, "web-turns")
+    conf, var = web / "conf", web / "var"
+    policy = None
+    configs = None
+    # one port, configuration file and (for the policy) policy file per configuration
+    for key in ("native", "strata", "policy", "bwrap", "firejail"):
+        ports[key] = free_port()
+        (conf / f"lighttpd-{key}.conf").write_text(
+            LIGHTTPD_CONF.format(www=web / "www", var=var, port=ports[key]).replace(
+                f"{var}/error.log", f"{var}/error-{key}.log"))
+    policy = web_policy(c, web, ports["policy"], "/usr/sbin/lighttpd")
+    configs = web_configs(c, web, policy)
+    wrk_pin = c.pin_wrk
+    servers = {}
+    problems = []
+    try:
+        for cfg in configs:
+            if cfg.na:
+                continue
+            argv = ["lighttpd", "-D", "-f", str(conf / f"lighttpd-{cfg.key}.conf")]
+            srv = Server(c, cfg, argv, web, ports[cfg.key], f"turns-{cfg.key}.log")
+            why = srv.wait_ready("index.html", 4096)
+            if why:
+                cfg.na = f"{why}; server output: {tail((web / f'turns-{cfg.key}.log').read_text(errors='replace'))}"
+                srv.stop()
+                continue
+            servers[cfg.key] = srv
+            sh(wrk_pin + ["wrk", f"-t{a.threads}", f"-c{a.connections}", f"-d{a.warmup}s",
+                          f"http://127.0.0.1:{ports[cfg.key]}/index.html"], timeout=a.warmup + 30)
+        keys = [cfg.key for cfg in configs if cfg.key in servers]
+        rps = {(k, s): {} for k in keys for s in sizes}
+        cpu = {(k, s): {} for k in keys for s in sizes}
+        n = 0
+        for r in range(a.turn_rounds):
+            log(f"web in turn: round {r + 1}/{a.turn_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
+            for s in sizes:
+                path, _ = SIZES[s]
+                order = keys[n % len(keys):] + keys[:n % len(keys)]
+                n += 1
+                for k in order:
+                    pid = servers[k].proc.pid
+                    cpu0 = tree_cpu(pid)
+                    st, out, err = sh(wrk_pin + ["wrk", f"-t{a.threads}", f"-c{a.connections}",
+                                                 f"-d{a.turn_duration}s", f"http://127.0.0.1:{ports[k]}/{path}"],
+                                      timeout=a.turn_duration + 30)
+                    w = parse_wrk(out)
+                    if st != 0 or w["rps"] is None or w["errors"] or w["non2xx"]:
+                        problems.append(f"{k}, {s}, round {r + 1}: wrk exit {st}, {w['errors']} socket errors, "
+                                        f"{w['non2xx']} non-2xx: {tail(out + err)}")
+                        continue
+                    rps[(k, s)][r] = w["rps"]
+                    if w["requests"]:
+                        cpu[(k, s)][r] = (tree_cpu(pid) - cpu0) / w["requests"]
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    summary = []
+    rows = ["| file | configuration | requests/s (median) | per-round ratio to native (median, 95% interval) | "
+            "server CPU per request, per-round ratio to native (median, 95% interval) |", "|---|---|---|---|---|"]
+    for s in sizes:
+        nat = rps.get(("native", s), {})
+        natc = cpu.get(("native", s), {})
+        for cfg in configs:
+            k = cfg.key
+            if k not in servers:
+                rows.append(f"| {s} | {cfg.label} | n/a | {cfg.na or 'not started'} | |")
+                continue
+            mine = rps[(k, s)]
+            if not mine:
+                rows.append(f"| {s} | {cfg.label} | n/a (no successful run) | | |")
+                continue
+            m = med(list(mine.values()))
+            if k == "native":
+                rows.append(f"| {s} | native | {m:,.0f} | | |")
+                continue
+            rs = ratios(mine, nat)
+            pr, ci = med(rs), median_interval(rs)
+            crs = ratios(cpu[(k, s)], natc)
+            cr, cci = med(crs), median_interval(crs)
+            rows.append(f"| {s} | {cfg.label} | {m:,.0f} | ×{pr:.3f} ({pct(pr)})"
+                        + (f"; ×{ci[0]:.3f}–×{ci[1]:.3f}" if ci else "") + f" ({len(rs)} rounds) | "
+                        + (f"×{cr:.3f}" if cr else "") + (f"; ×{cci[0]:.3f}–×{cci[1]:.3f}" if cci else "") + " |")
+            spread = (max(mine.values()) - min(mine.values())) / m
+            summary.append((f"web in turn, {SIZES[s][0]} ({s})", k, cfg.label, pr, None, cr, spread, pr, ci))
+    sec = f"""## 4. Web server, configurations in turn
+
+lighttpd as in section 1, but every configuration's server runs at once, each on its own port
+(its own copy of the configuration; the policy's copy of web.toml allows that port), idle but
+for its turn: each round loads every configuration in turn with `wrk -t{a.threads}
+-c{a.connections} -d{a.turn_duration}s` per file (order rotated), so the runs being compared are
+seconds apart and the machine's drift falls on all of them alike. {a.turn_rounds} rounds after a
+{a.warmup}-s warm-up of each server. The ratios pair each run with native's run of the same
+file in the same round; the interval is a seeded bootstrap of their median (95%). Server CPU
+per request is from /proc (10 ms ticks).
+
+""" + "\n".join(rows) + "\n"
+    if problems:
+        sec += "\nProblems:\n" + "\n".join(f"- {p}" for p in problems[:20]) + "\n"
+    return sec, summary
+
+
 def exp_compiles(c):
     """The build's compiles handed to every configuration in turn (bench/compile_driver.c): one
     long-lived driver per configuration runs compile i, then the next configuration's driver runs
@@ -1581,7 +1698,8 @@ def main():
         check_tools(c)
         check_policy(c)
         make_seccomp(c)
-        for key, fn in (("web", exp_web), ("build", exp_build), ("compiles", exp_compiles)):
+        for key, fn in (("web", exp_web), ("build", exp_build), ("compiles", exp_compiles),
+                        ("requests", exp_requests)):
             if key not in only:
                 continue
             try:

@@ -11,17 +11,20 @@
 #      long-lived driver per configuration (bench/compile_driver.c), CPU per compile paired
 #      with native's run of the same compile: resolves a few percent, which whole builds
 #      (spread 20-45% here) cannot
+#   4. requests: the web servers of every configuration running at once, each on its own
+#      port, loaded in turn by short wrk runs (2 s) for 15 rounds: paired, seconds apart
 # Installs wrk, lighttpd, bubblewrap and firejail with apt-get when missing (as root); a tool
 # that cannot be installed or cannot run in this container is left out, with the reason in
 # the report. The strata --policy rows are n/a until strata accepts --policy.
 # The build runs with TMPDIR=./out/.tmp in every configuration (see bench/policies/build.toml).
-# Writes bench/results/<date>-policy.md. About 12 minutes on 2 cores (web: 5 configurations
+# Writes bench/results/<date>-policy.md. About 18 minutes on 2 cores (web: 5 configurations
 # x 3 rounds x 2 files x 10 s; build: 5 configurations x 8 runs of ~2.5 s; compiles: 5
-# configurations x 5 rounds x 121 compiles of ~40 ms).
+# configurations x 5 rounds x 121 compiles of ~40 ms; requests: 5 configurations x 15
+# rounds x 2 files x 2 s).
 #
-# Usage: bench/run-policy.sh [--only web,build,compiles] [--rounds N] [--duration S] [--sizes 4k,64k]
+# Usage: bench/run-policy.sh [--only web,build,compiles,requests] [--rounds N] [--duration S] [--sizes 4k,64k]
 #            [--warmup S] [--threads N] [--connections N] [--pin server=1,wrk=0|none] [--server auto|lighttpd|python]
-#            [--build-rounds N] [--compile-rounds N] [--files N] [--jobs N] [--build-pin CPU] [--disturbed F] [--retries N] [--quiet-wait S]
+#            [--build-rounds N] [--compile-rounds N] [--turn-rounds N] [--turn-duration S] [--files N] [--jobs N] [--build-pin CPU] [--disturbed F] [--retries N] [--quiet-wait S]
 #            [--quiet-budget S] [--workdir DIR] [--out FILE]
 #   STRATA=/path/to/strata overrides target/release/strata.
 set -euo pipefail
