@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""What starting a program costs under each configuration, measured in turn.
+
+One long-lived bench/compile_driver per configuration (natively, `strata run --`, `strata run
+--policy FILE --`, and any CONFIG=COMMAND given); each command of the list is handed to every
+configuration in turn (order rotated), ROUNDS times, so the runs being compared are milliseconds
+apart. Prints, per command, native's median CPU (the command and what it waited for, from
+wait4's rusage) and what each configuration adds to it (median of the paired differences).
+
+Usage: bench/starts-in-turn.py [--rounds N] [--policy FILE] [--strata PATH] [--cmd "COMMAND"]...
+                               [NAME=CONFIG_PREFIX]...
+  default commands: a static program that only exits (built here), /bin/true, gcc --version,
+  as --version, cc1 --version (those found)
+  e.g. bench/starts-in-turn.py --policy bench/policies/build.toml old="/tmp/old/target/release/strata run --"
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=150)
+    ap.add_argument("--policy", default=str(ROOT / "bench/policies/build.toml"))
+    ap.add_argument("--strata", default=os.environ.get("STRATA") or str(ROOT / "target/release/strata"))
+    ap.add_argument("--cmd", action="append", default=[], help="a command to start (words split on spaces)")
+    ap.add_argument("configs", nargs="*", help="NAME=PREFIX: another configuration")
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="starts-"))
+    try:
+        driver = work / "driver"
+        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(driver), str(ROOT / "bench/compile_driver.c")], check=True)
+        cmds = a.cmd
+        if not cmds:
+            exit_only = work / "exit_only"
+            (work / "exit_only.c").write_text(
+                'void _start(void) { __asm__ volatile("mov $60, %eax; xor %edi, %edi; syscall"); }\n')
+            subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exit_only), str(work / "exit_only.c")],
+                           check=True)
+            cmds = [str(exit_only), "/bin/true", "gcc --version", "as --version"]
+            cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+            if cc1 and os.path.isabs(cc1):
+                cmds.append(f"{cc1} --version")
+            cmds = [c for c in cmds if shutil.which(c.split()[0])]
+        (work / "cmds.txt").write_text("\n".join(cmds) + "\n")
+        configs = {"native": [], "strata": [a.strata, "run", "--"],
+                   "policy": [a.strata, "run", "--policy", a.policy, "--"]}
+        for c in a.configs:
+            name, _, prefix = c.partition("=")
+            configs[name] = prefix.split()
+        # A policy may allow executing only system directories (the static program here is then
+        # n/a under it); the driver itself is what strata starts, which execute rules do not cover.
+        (work / "out").mkdir()
+        env = dict(os.environ, TMPDIR=str(work / "out"))
+        ds = {k: subprocess.Popen(pre + [str(driver), str(work / "cmds.txt")], cwd=work, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
+              for k, pre in configs.items()}
+        keys = list(configs)
+        cpu = {k: {i: [] for i in range(len(cmds))} for k in keys}
+        n = 0
+        for _ in range(a.rounds):
+            for i in range(len(cmds)):
+                order = keys[n % len(keys):] + keys[:n % len(keys)]
+                n += 1
+                for k in order:
+                    ds[k].stdin.write(f"{i}\n")
+                    ds[k].stdin.flush()
+                    f = ds[k].stdout.readline().split()
+                    if len(f) != 4:
+                        sys.exit(f"starts-in-turn: the {k} driver stopped")
+                    # (A command the configuration refuses, as a policy may: n/a.)
+                    cpu[k][i].append(int(f[2]) if f[1] == "0" else None)
+        for p in ds.values():
+            p.stdin.close()
+            p.wait()
+        print(f"bench/starts-in-turn.py: {a.rounds} rounds; CPU per start (wait4 rusage), "
+              f"median of the differences to native's run of the same round")
+        def added(k, i):
+            d = [x - y for x, y in zip(cpu[k][i], cpu["native"][i]) if x is not None and y is not None]
+            return f"{k} {statistics.median(d) / 1e3:+.0f} us" if d else f"{k} n/a (refused)"
+
+        for i, c in enumerate(cmds):
+            nat = [x for x in cpu["native"][i] if x is not None]
+            if not nat:
+                print(f"  {c[:40]:40} fails natively")
+                continue
+            print(f"  {c[:40]:40} native {statistics.median(nat) / 1e6:.3f} ms  "
+                  + "  ".join(added(k, i) for k in keys[1:]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
