@@ -165,9 +165,10 @@ def median_interval(rs, level=0.95, resamples=4000):
 
 def verdict(v, ci):
     """The target's verdict for a throughput ratio v (native = 1) with its interval ci (throughput too):
-    met or not met when the whole interval is on one side of 1 - TARGET, else not resolved."""
+    met or not met when the whole interval is on one side of 1 - TARGET, else (or with no interval:
+    fewer than 5 rounds) not resolved."""
     if ci is None:
-        return "met" if v >= 1 - TARGET else f"**not met** ({pct(v)})"
+        return f"**not resolved** ({pct(v)}; fewer than 5 rounds, no interval)"
     lo, hi = ci
     span = f"95% interval ×{lo:.3f}–×{hi:.3f}"
     if lo >= 1 - TARGET:
@@ -1761,7 +1762,8 @@ server's CPU time per request (web) or the build's CPU time (build). The per-rou
 each run with native's run of the same round (medians of those ratios): it is less exposed to
 the machine's drift over the run than the ratio of the two medians. The verdict is "met" or
 "not met" only when the 95% interval of that median (a seeded bootstrap over the rounds, at
-least 5) lies wholly on one side of the target, and "not resolved" when it spans it.
+least 5) lies wholly on one side of the target, and "not resolved" when it spans it or when
+there are fewer rounds.
 
 {chr(10).join(srows)}
 
