@@ -62,3 +62,75 @@ def copy_strata(strata, work):
             shutil.copy2(src, Path(work) / "bin" / name)
             digests.append(f"{name} sha256 {hashlib.sha256(src.read_bytes()).hexdigest()[:16]}")
     return str(Path(work) / "bin" / orig.name), built, digests
+
+
+# ---- configurations in turn (bench/compile_driver.c) ----------------------------------------
+
+def rotated(xs, n):
+    """xs starting at its (n mod len)th element: the order of turn n, so that no configuration
+    always goes first."""
+    k = n % len(xs) if xs else 0
+    return xs[k:] + xs[:k]
+
+
+def ratios(xs, base):
+    """x / base for every key (a round, or a round and a command) both have; xs, base: {key: value}."""
+    return [xs[r] / base[r] for r in xs if r in base and base[r]]
+
+
+def median_interval(rs, level=0.95, resamples=4000):
+    """A bootstrap interval (percentile) for the median of rs: where the median of such rounds would fall
+    in `level` of repeated runs. Seeded, so the same rounds give the same interval. None for fewer than
+    5 rounds."""
+    import random
+    import statistics
+    if len(rs) < 5:
+        return None
+    rng = random.Random(0x5eed)
+    ms = sorted(statistics.median(rng.choices(rs, k=len(rs))) for _ in range(resamples))
+    cut = int(resamples * (1 - level) / 2)
+    return ms[cut], ms[-cut - 1]
+
+
+def build_driver(out):
+    """Compiles bench/compile_driver.c to `out`; None, or what gcc said."""
+    src = Path(__file__).resolve().parent / "compile_driver.c"
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-o", str(out), str(src)], capture_output=True, text=True)
+    return None if p.returncode == 0 else (p.stdout + p.stderr).strip()
+
+
+class Drivers:
+    """One bench/compile_driver per configuration, over one list of commands: `start` one, `ask`
+    it to run command i (its wait status, and the CPU and wall time of the command and everything
+    it waited for, in seconds), `close` them all."""
+
+    def __init__(self, driver, cmdfile, cwd, env):
+        self.driver, self.cmdfile, self.cwd, self.env = str(driver), str(cmdfile), cwd, env
+        self.procs = {}
+
+    def start(self, key, prefix, pass_fds=(), stderr=subprocess.DEVNULL):
+        self.procs[key] = subprocess.Popen(
+            list(prefix) + [self.driver, self.cmdfile], cwd=self.cwd, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=stderr, pass_fds=pass_fds, env=self.env, text=True, bufsize=1,
+            start_new_session=True)
+
+    def ask(self, key, i):
+        p = self.procs[key]
+        p.stdin.write(f"{i}\n")
+        p.stdin.flush()
+        f = p.stdout.readline().split()
+        if len(f) != 4 or int(f[0]) != i:
+            raise RuntimeError(f"{key}: the driver answered {f!r} for command {i}")
+        return int(f[1]), int(f[2]) / 1e9, int(f[3]) / 1e9
+
+    def drop(self, key):
+        self.procs.pop(key).kill()
+
+    def close(self):
+        for p in self.procs.values():
+            try:
+                p.stdin.close()
+                p.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                p.kill()
+        self.procs = {}

@@ -18,15 +18,13 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import types
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import policy  # noqa: E402  (bench/policy.py: the tree and the interval)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import Drivers, build_driver, median_interval, ratios, rotated  # noqa: E402
+from policy import build_setup, compile_commands  # noqa: E402  (run-policy.sh's build tree)
 
 
 def main():
@@ -42,42 +40,37 @@ def main():
         configs[name] = prefix.split()
     work = Path(tempfile.mkdtemp(prefix="compiles-"))
     try:
-        tree = policy.build_setup(types.SimpleNamespace(work=work, a=types.SimpleNamespace(files=120)))
-        driver = work / "driver"
-        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(driver), str(HERE / "compile_driver.c")], check=True)
-        srcs = sorted((tree / "src").glob("*.c"))
-        (work / "cmds.txt").write_text("".join(f"gcc -O2 -Wall -Iinclude -c -o out/{p.stem}.o src/{p.name}\n"
-                                               for p in srcs))
+        tree = build_setup(work, 120)
+        why = build_driver(work / "driver")
+        if why:
+            sys.exit(f"compiles-in-turn: compile_driver does not build: {why}")
+        cmds = compile_commands(tree)
+        (work / "cmds.txt").write_text("\n".join(cmds) + "\n")
         (tree / "out" / ".tmp").mkdir()
-        env = dict(os.environ, TMPDIR=str(tree / "out" / ".tmp"))
-        ds = {k: subprocess.Popen(pre + [str(driver), str(work / "cmds.txt")], cwd=tree, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
-              for k, pre in configs.items()}
+        drivers = Drivers(work / "driver", work / "cmds.txt", tree, dict(os.environ, TMPDIR=str(tree / "out" / ".tmp")))
         keys = list(configs)
         cpu = {k: {} for k in keys}
-        n = 0
-        for r in range(a.rounds):
-            for i in range(len(srcs)):
-                order = keys[n % len(keys):] + keys[:n % len(keys)]
-                n += 1
-                for k in order:
-                    ds[k].stdin.write(f"{i}\n")
-                    ds[k].stdin.flush()
-                    f = ds[k].stdout.readline().split()
-                    if len(f) != 4:
-                        sys.exit(f"compiles-in-turn: the {k} driver stopped")
-                    if f[1] != "0":
-                        sys.exit(f"compiles-in-turn: compile {i} under {k}: wait status {f[1]}")
-                    cpu[k][(r, i)] = int(f[2])
-        for p in ds.values():
-            p.stdin.close()
-            p.wait()
-        print(f"bench/compiles-in-turn.py: {a.rounds} rounds of {len(srcs)} compiles; CPU per compile, "
+        try:
+            for k, prefix in configs.items():
+                drivers.start(k, prefix)
+            n = 0
+            for r in range(a.rounds):
+                for i in range(len(cmds)):
+                    order = rotated(keys, n)
+                    n += 1
+                    for k in order:
+                        status, cp, _ = drivers.ask(k, i)
+                        if status != 0:
+                            sys.exit(f"compiles-in-turn: compile {i} under {k}: wait status {status}")
+                        cpu[k][(r, i)] = cp
+        finally:
+            drivers.close()
+        print(f"bench/compiles-in-turn.py: {a.rounds} rounds of {len(cmds)} compiles; CPU per compile, "
               f"ratio to native's run of the same compile (median, 95% interval)")
-        print(f"  {'native':12} {statistics.median(cpu['native'].values()) / 1e6:.1f} ms")
+        print(f"  {'native':12} {statistics.median(cpu['native'].values()) * 1e3:.1f} ms")
         for k in keys[1:]:
-            rs = policy.ratios(cpu[k], cpu["native"])
-            lo, hi = policy.median_interval(rs)
+            rs = ratios(cpu[k], cpu["native"])
+            lo, hi = median_interval(rs)
             print(f"  {k:12} x{statistics.median(rs):.4f} (x{lo:.4f}-x{hi:.4f}, {len(rs)} pairs)")
     finally:
         for d, _, _ in os.walk(work):  # the tree was made read-only

@@ -53,7 +53,6 @@ import os
 import platform
 import re
 import resource
-import random
 import shlex
 import shutil
 import signal
@@ -67,6 +66,7 @@ import tomllib
 from pathlib import Path
 
 import benchlib
+from benchlib import Drivers, build_driver, median_interval, ratios, rotated
 
 SIZES = {"4k": ("index.html", 4096), "64k": ("big.bin", 65536)}
 TARGET = 0.02  # the issue's target: at most 2 %
@@ -145,22 +145,6 @@ def paired(xs, base):
     """Median over rounds of x / base in the same round; xs, base: {round: value}."""
     rs = ratios(xs, base)
     return med(rs), len(rs)
-
-
-def ratios(xs, base):
-    return [xs[r] / base[r] for r in xs if r in base and base[r]]
-
-
-def median_interval(rs, level=0.95, resamples=4000):
-    """A bootstrap interval (percentile) for the median of rs: where the median of such rounds would fall
-    in `level` of repeated runs. Seeded, so the same rounds give the same interval. None for fewer than
-    5 rounds."""
-    if len(rs) < 5:
-        return None
-    rng = random.Random(0x5eed)
-    ms = sorted(statistics.median(rng.choices(rs, k=len(rs))) for _ in range(resamples))
-    cut = int(resamples * (1 - level) / 2)
-    return ms[cut], ms[-cut - 1]
 
 
 def verdict(v, ci):
@@ -489,7 +473,7 @@ def usr_merged_args(ro=True):
 LIGHTTPD_CONF = """server.document-root = "{www}"
 server.bind = "127.0.0.1"
 server.port = {port}
-server.errorlog = "{var}/error.log"
+server.errorlog = "{var}/{log}"
 server.max-fds = 1024
 server.max-connections = 256
 index-file.names = ("index.html")
@@ -509,7 +493,7 @@ def web_setup(c, port, name="web"):
     (www / "index.html").write_text(body)
     assert (www / "index.html").stat().st_size == 4096
     (www / "big.bin").write_bytes(os.urandom(65536))
-    (conf / "lighttpd.conf").write_text(LIGHTTPD_CONF.format(www=www, var=var, port=port))
+    (conf / "lighttpd.conf").write_text(LIGHTTPD_CONF.format(www=www, var=var, port=port, log="error.log"))
     return web
 
 
@@ -631,7 +615,7 @@ def web_checks(c, web, configs, port):
             continue
         cells = []
         for i, (name, over, how) in enumerate(checks):
-            d = {"www": www, "var": var, "port": port}
+            d = {"www": www, "var": var, "port": port, "log": "error.log"}
             d.update(over)
             cf = conf / f"check{i}.conf"
             cf.write_text(LIGHTTPD_CONF.format(**d))
@@ -783,8 +767,7 @@ def exp_web(c):
         return got
 
     for r in range(a.rounds):
-        k = r % len(live) if live else 0
-        queue = live[k:] + live[:k]
+        queue = rotated(live, r)
         log(f"web: round {r + 1}/{a.rounds} ({time.monotonic() - c.t_start:.0f}s so far): "
             + ", ".join(x.key for x in queue))
         redos = a.retries
@@ -1002,12 +985,13 @@ uint64_t unit_{i}(uint64_t seed)
 """
 
 
-def build_setup(c, name="build"):
-    b = c.work / name
+def build_setup(work, files, name="build"):
+    """The build tree (WORK/NAME): `files` units, main.c, a Makefile; read-only but for ./out."""
+    b = work / name
     (b / "src").mkdir(parents=True)
     (b / "include").mkdir()
     (b / "out").mkdir()
-    n = c.a.files
+    n = files
     hdr = HEADER + "".join(f"uint64_t unit_{i:03d}(uint64_t seed);\n" for i in range(n)) + "#endif\n"
     (b / "include" / "common.h").write_text(hdr)
     for i in range(n):
@@ -1028,6 +1012,12 @@ def build_setup(c, name="build"):
     for p in [b, b / "src", b / "include"] + list((b / "src").iterdir()) + [b / "include" / "common.h", b / "Makefile"]:
         p.chmod(p.stat().st_mode & ~0o222)
     return b
+
+
+def compile_commands(b):
+    """The build tree's compiles, as its Makefile runs them, one command per source (in its top
+    directory)."""
+    return [f"gcc -O2 -Wall -Iinclude -c -o out/{p.stem}.o src/{p.name}" for p in sorted((b / "src").glob("*.c"))]
 
 
 def clean_out(b):
@@ -1158,8 +1148,7 @@ def exec_cost(c, b, configs, rounds=9):
     cmds = {0: ["/bin/sh", "-c", "/bin/true"], EXEC_N: ["/bin/sh", "-c", "; ".join(["/bin/true"] * (EXEC_N + 1))]}
     t = {(cfg.key, n): [] for cfg in live for n in cmds}
     for r in range(rounds):
-        k = r % len(live) if live else 0
-        for cfg in live[k:] + live[:k]:
+        for cfg in rotated(live, r):
             c.gate_waits.append(quiet_gate(c, f"exec cost {cfg.key}"))
             for n, argv in cmds.items():
                 st, _, _, wall, _ = run_cfg(c, cfg, argv, b, 60)
@@ -1189,7 +1178,7 @@ def exec_cost(c, b, configs, rounds=9):
 
 def exp_build(c):
     a = c.a
-    b = build_setup(c)
+    b = build_setup(c.work, c.a.files)
     configs = build_configs(c, b)
     make = f"make -j{a.jobs} -s"
     # `times` (the shell's) gives the CPU of the whole build from inside every sandbox (bwrap's pid
@@ -1225,8 +1214,7 @@ def exp_build(c):
     c.gate_waits = []
     live = [cfg for cfg in configs if not cfg.na]
     for r in range(a.build_rounds):
-        k = r % len(live) if live else 0
-        queue = live[k:] + live[:k]
+        queue = rotated(live, r)
         redos = a.retries
         log(f"build: round {r + 1}/{a.build_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
         while queue:
@@ -1380,14 +1368,11 @@ def exp_requests(c):
     ports = {}
     web = web_setup(c, 0, "web-turns")
     conf, var = web / "conf", web / "var"
-    policy = None
-    configs = None
     # one port, configuration file and (for the policy) policy file per configuration
     for key in ("native", "strata", "policy", "bwrap", "firejail"):
         ports[key] = free_port()
         (conf / f"lighttpd-{key}.conf").write_text(
-            LIGHTTPD_CONF.format(www=web / "www", var=var, port=ports[key]).replace(
-                f"{var}/error.log", f"{var}/error-{key}.log"))
+            LIGHTTPD_CONF.format(www=web / "www", var=var, port=ports[key], log=f"error-{key}.log"))
     policy = web_policy(c, web, ports["policy"], "/usr/sbin/lighttpd")
     configs = web_configs(c, web, policy)
     wrk_pin = c.pin_wrk
@@ -1415,7 +1400,7 @@ def exp_requests(c):
             log(f"web in turn: round {r + 1}/{a.turn_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
             for s in sizes:
                 path, _ = SIZES[s]
-                order = keys[n % len(keys):] + keys[:n % len(keys)]
+                order = rotated(keys, n)
                 n += 1
                 for k in order:
                     pid = servers[k].proc.pid
@@ -1486,73 +1471,52 @@ def exp_compiles(c):
     each compile (wait4's rusage: gcc, cc1 and as) is paired with native's run of the same compile
     in the same round."""
     a = c.a
-    b = build_setup(c, "compiles")
-    configs = [cfg for cfg in build_configs(c, b)]
+    b = build_setup(c.work, a.files, "compiles")
+    configs = build_configs(c, b)
     driver = c.work / "compile_driver"
-    st, _, err = sh(["gcc", "-O2", "-Wall", "-o", str(driver), str(Path(a.root) / "bench/compile_driver.c")])
-    if st != 0:
-        return f"## 3. Compiles, one at a time\n\n**failed**: compile_driver does not build: {tail(err)}\n", []
-    srcs = sorted((b / "src").glob("*.c"))
-    cmds = [f"gcc -O2 -Wall -Iinclude -c -o out/{p.stem}.o src/{p.name}" for p in srcs]
+    why = build_driver(driver)
+    if why:
+        return f"## 3. Compiles, one at a time\n\n**failed**: compile_driver does not build: {tail(why)}\n", []
+    cmds = compile_commands(b)
     cmdfile = c.work / "compiles.txt"
     cmdfile.write_text("\n".join(cmds) + "\n")
-    env = dict(os.environ, TMPDIR=str(b / "out" / ".tmp"))
     (b / "out" / ".tmp").mkdir(exist_ok=True)
-    drivers = {}
+    drivers = Drivers(driver, cmdfile, b, dict(os.environ, TMPDIR=str(b / "out" / ".tmp")))
     for cfg in configs:
         if cfg.na:
             continue
         l = Launch(c)
-        argv = pinned(c) + cfg.prefix(l) + [str(driver), str(cmdfile)]
-        errf = open(c.work / f"driver-{cfg.key}.err", "w")
-        p = subprocess.Popen(argv, cwd=b, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errf,
-                             pass_fds=l.fds, env=env, text=True, bufsize=1, start_new_session=True)
-        errf.close()
+        with open(c.work / f"driver-{cfg.key}.err", "w") as errf:
+            drivers.start(cfg.key, pinned(c) + cfg.prefix(l), l.fds, errf)
         l.close()
-        drivers[cfg.key] = p
-
-    def ask(key, i):
-        p = drivers[key]
-        p.stdin.write(f"{i}\n")
-        p.stdin.flush()
-        line = p.stdout.readline().split()
-        if len(line) != 4 or int(line[0]) != i:
-            raise RuntimeError(f"{key}: the driver answered {line!r} for compile {i}")
-        return int(line[1]), int(line[2]) / 1e9, int(line[3]) / 1e9
-
-    cpu = {k: {} for k in drivers}  # key -> {(round, i): seconds}
-    wall = {k: {} for k in drivers}
+    cpu = {k: {} for k in drivers.procs}  # key -> {(round, i): seconds}
+    wall = {k: {} for k in drivers.procs}
     problems = []
     try:
         for cfg in configs:  # a smoke compile per configuration
-            if cfg.key not in drivers:
+            if cfg.key not in drivers.procs:
                 continue
-            status, _, _ = ask(cfg.key, 0)
+            status, _, _ = drivers.ask(cfg.key, 0)
             log(f"compiles: smoke compile {cfg.key:9} status {status}")
             if status != 0:
                 cfg.na = (f"the first compile's status is {status}: "
                           f"{tail((c.work / f'driver-{cfg.key}.err').read_text(errors='replace'))}")
-                drivers.pop(cfg.key).kill()
-        keys = [cfg.key for cfg in configs if cfg.key in drivers]
+                drivers.drop(cfg.key)
+        keys = [cfg.key for cfg in configs if cfg.key in drivers.procs]
         n = 0
         for r in range(a.compile_rounds):
             log(f"compiles: round {r + 1}/{a.compile_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
             for i in range(len(cmds)):
-                order = keys[n % len(keys):] + keys[:n % len(keys)]
+                order = rotated(keys, n)
                 n += 1
                 for k in order:
-                    status, cp, wl = ask(k, i)
+                    status, cp, wl = drivers.ask(k, i)
                     if status != 0:
                         problems.append(f"{k}: compile {i} (round {r + 1}) status {status}")
                         continue
                     cpu[k][(r, i)], wall[k][(r, i)] = cp, wl
     finally:
-        for p in drivers.values():
-            try:
-                p.stdin.close()
-                p.wait(timeout=30)
-            except (OSError, subprocess.TimeoutExpired):
-                p.kill()
+        drivers.close()
     rows = ["| configuration | CPU per compile (median) | per-compile CPU ratio to native (median, 95% interval) | "
             "per-round CPU ratio to native (median of the rounds' sums) | per-compile wall ratio (median, 95% interval) |",
             "|---|---|---|---|---|"]
@@ -1582,7 +1546,9 @@ def exp_compiles(c):
         fmt = lambda v, iv: f"×{v:.3f} ({pct(v)})" + (f"; ×{iv[0]:.3f}–×{iv[1]:.3f}" if iv else "")
         rows.append(f"| {cfg.label} | {med_cpu * 1e3:.1f} ms | {fmt(pr, ci)} ({len(rs)} compiles) | "
                     f"{f'×{per_round:.3f}' if per_round else ''} | {fmt(pw, wci)} |")
-        spread = (max(mine.values()) - min(mine.values())) / med_cpu
+        # (of the rounds' totals: the compiles themselves differ in size)
+        totals = [x for x, _ in sums.values()]
+        spread = (max(totals) - min(totals)) / med(totals)
         # as throughput (native = 1): compiles per CPU second
         summary.append(("compiles (CPU)", cfg.key, cfg.label, 1 / pr, None, pr, spread, 1 / pr,
                         (1 / ci[1], 1 / ci[0]) if ci else None))

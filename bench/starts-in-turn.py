@@ -22,7 +22,24 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import Drivers, build_driver, rotated  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_commands(work):
+    """A static program that only exits (built in `work`), /bin/true, and gcc's programs' --version."""
+    exit_only = work / "exit_only"
+    (work / "exit_only.c").write_text(
+        'void _start(void) { __asm__ volatile("mov $60, %eax; xor %edi, %edi; syscall"); }\n')
+    subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exit_only), str(work / "exit_only.c")],
+                   check=True)
+    cmds = [str(exit_only), "/bin/true", "gcc --version", "as --version"]
+    cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
+    if cc1 and os.path.isabs(cc1):
+        cmds.append(f"{cc1} --version")
+    return [c for c in cmds if shutil.which(c.split()[0])]
 
 
 def main():
@@ -35,20 +52,10 @@ def main():
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="starts-"))
     try:
-        driver = work / "driver"
-        subprocess.run(["gcc", "-O2", "-Wall", "-o", str(driver), str(ROOT / "bench/compile_driver.c")], check=True)
-        cmds = a.cmd
-        if not cmds:
-            exit_only = work / "exit_only"
-            (work / "exit_only.c").write_text(
-                'void _start(void) { __asm__ volatile("mov $60, %eax; xor %edi, %edi; syscall"); }\n')
-            subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exit_only), str(work / "exit_only.c")],
-                           check=True)
-            cmds = [str(exit_only), "/bin/true", "gcc --version", "as --version"]
-            cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
-            if cc1 and os.path.isabs(cc1):
-                cmds.append(f"{cc1} --version")
-            cmds = [c for c in cmds if shutil.which(c.split()[0])]
+        why = build_driver(work / "driver")
+        if why:
+            sys.exit(f"starts-in-turn: compile_driver does not build: {why}")
+        cmds = a.cmd or default_commands(work)
         (work / "cmds.txt").write_text("\n".join(cmds) + "\n")
         configs = {"native": [], "strata": [a.strata, "run", "--"],
                    "policy": [a.strata, "run", "--policy", a.policy, "--"]}
@@ -58,40 +65,36 @@ def main():
         # A policy may allow executing only system directories (the static program here is then
         # n/a under it); the driver itself is what strata starts, which execute rules do not cover.
         (work / "out").mkdir()
-        env = dict(os.environ, TMPDIR=str(work / "out"))
-        ds = {k: subprocess.Popen(pre + [str(driver), str(work / "cmds.txt")], cwd=work, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
-              for k, pre in configs.items()}
+        drivers = Drivers(work / "driver", work / "cmds.txt", work, dict(os.environ, TMPDIR=str(work / "out")))
         keys = list(configs)
         cpu = {k: {i: [] for i in range(len(cmds))} for k in keys}
-        n = 0
-        for _ in range(a.rounds):
-            for i in range(len(cmds)):
-                order = keys[n % len(keys):] + keys[:n % len(keys)]
-                n += 1
-                for k in order:
-                    ds[k].stdin.write(f"{i}\n")
-                    ds[k].stdin.flush()
-                    f = ds[k].stdout.readline().split()
-                    if len(f) != 4:
-                        sys.exit(f"starts-in-turn: the {k} driver stopped")
-                    # (A command the configuration refuses, as a policy may: n/a.)
-                    cpu[k][i].append(int(f[2]) if f[1] == "0" else None)
-        for p in ds.values():
-            p.stdin.close()
-            p.wait()
+        try:
+            for k, prefix in configs.items():
+                drivers.start(k, prefix)
+            n = 0
+            for _ in range(a.rounds):
+                for i in range(len(cmds)):
+                    order = rotated(keys, n)
+                    n += 1
+                    for k in order:
+                        status, cp, _ = drivers.ask(k, i)
+                        # (A command the configuration refuses, as a policy may: n/a.)
+                        cpu[k][i].append(cp if status == 0 else None)
+        finally:
+            drivers.close()
         print(f"bench/starts-in-turn.py: {a.rounds} rounds; CPU per start (wait4 rusage), "
               f"median of the differences to native's run of the same round")
+
         def added(k, i):
             d = [x - y for x, y in zip(cpu[k][i], cpu["native"][i]) if x is not None and y is not None]
-            return f"{k} {statistics.median(d) / 1e3:+.0f} us" if d else f"{k} n/a (refused)"
+            return f"{k} {statistics.median(d) * 1e6:+.0f} us" if d else f"{k} n/a (refused)"
 
         for i, c in enumerate(cmds):
             nat = [x for x in cpu["native"][i] if x is not None]
             if not nat:
                 print(f"  {c[:40]:40} fails natively")
                 continue
-            print(f"  {c[:40]:40} native {statistics.median(nat) / 1e6:.3f} ms  "
+            print(f"  {c[:40]:40} native {statistics.median(nat) * 1e3:.3f} ms  "
                   + "  ".join(added(k, i) for k in keys[1:]))
     finally:
         shutil.rmtree(work, ignore_errors=True)

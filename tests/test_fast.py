@@ -340,8 +340,7 @@ def test_text_images_kept_across_runs(tmp_path):
     assert len(files) == 4, files.keys()
 
     def damaged(how):
-        for f, (at, whole) in files.items():
-            f.write_bytes(whole)
+        for f, (at, _) in files.items():
             how(f, at)
         r = go()
         for f, (at, whole) in files.items():

@@ -277,11 +277,11 @@ const WAIT_MAX: Duration = Duration::from_secs(1);
 /// was waited for).
 fn sleep_until_record(m: &Mapping, stop: &AtomicBool, wait_max: Duration) -> bool {
     let w = m.word(counts::RING_WAITING_WORD);
+    // Set before the look at the head (both SeqCst): a writer moves the
+    // head (SeqCst) before it looks at the word (runtime stack.rs
+    // `wake_reader`), so either the head has moved here or that writer
+    // sees the word set.
     w.store(1, Ordering::SeqCst);
-    // Set before the look at the head: a writer moves the head (SeqCst)
-    // before it looks at the word (runtime stack.rs `wake_reader`), so
-    // either the head has moved here or that writer sees the word set.
-    std::sync::atomic::fence(Ordering::SeqCst);
     let empty =
         m.word(counts::RING_HEAD_WORD).load(Ordering::SeqCst) == m.word(counts::RING_TAIL_WORD).load(Ordering::Acquire);
     if !empty || stop.load(Ordering::SeqCst) {
@@ -292,19 +292,8 @@ fn sleep_until_record(m: &Mapping, stop: &AtomicBool, wait_max: Duration) -> boo
         tv_sec: wait_max.as_secs() as libc::time_t,
         tv_nsec: wait_max.subsec_nanos() as libc::c_long,
     };
-    // SAFETY: FUTEX_WAIT (shared) on the waiting word's low half while it is
-    // 1, with a timeout; a writer or `Drain::finish` clears it and wakes us.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            w as *const AtomicU64,
-            libc::FUTEX_WAIT,
-            1u32,
-            &ts as *const libc::timespec,
-            0usize,
-            0usize,
-        )
-    };
+    // While it is 1; a writer or `Drain::finish` clears it and wakes us.
+    futex(w, libc::FUTEX_WAIT, 1, Some(&ts));
     w.store(0, Ordering::Relaxed);
     true
 }
@@ -314,35 +303,21 @@ fn sleep_until_record(m: &Mapping, stop: &AtomicBool, wait_max: Duration) -> boo
 fn wake_reader(m: &Mapping) {
     let w = m.word(counts::RING_WAITING_WORD);
     w.store(0, Ordering::SeqCst);
-    // SAFETY: FUTEX_WAKE (shared) on the waiting word.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            w as *const AtomicU64,
-            libc::FUTEX_WAKE,
-            1,
-            0usize,
-            0usize,
-            0usize,
-        )
-    };
+    futex(w, libc::FUTEX_WAKE, 1, None);
 }
 
 /// Wakes writers waiting for room (once per batch of records taken).
 fn wake_writers(m: &Mapping) {
-    let tail_w = m.word(counts::RING_TAIL_WORD);
-    // SAFETY: FUTEX_WAKE (shared) on the tail word: writers waiting for room.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            tail_w as *const AtomicU64,
-            libc::FUTEX_WAKE,
-            i32::MAX,
-            0usize,
-            0usize,
-            0usize,
-        )
-    };
+    futex(m.word(counts::RING_TAIL_WORD), libc::FUTEX_WAKE, i32::MAX as u32, None);
+}
+
+/// futex(2) `op` (shared: the words are in a file mapping every process of
+/// the tree shares) on the low half of header word `w`.
+fn futex(w: &AtomicU64, op: libc::c_int, val: u32, timeout: Option<&libc::timespec>) {
+    let ts = timeout.map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: the word is a live, aligned u64 of the mapping (its low half
+    // on this little-endian machine); `ts` is null or a live timespec.
+    unsafe { libc::syscall(libc::SYS_futex, w as *const AtomicU64, op, val, ts, 0usize, 0usize) };
 }
 
 #[cfg(test)]
@@ -441,59 +416,33 @@ mod tests {
         // that comes out, or a finish that returns, was woken for.
         let forever = Duration::from_secs(600);
         let d = Drain::start_waiting(s.path(), Sink::Stream(Box::new(out.clone())), forever).unwrap();
-        let f = OpenOptions::new().read(true).write(true).open(s.path()).unwrap();
-        // SAFETY: a shared mapping of the session file's first page, unmapped below.
-        let page = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                f.as_raw_fd(),
-                0,
-            )
+        let map = d.map.clone();
+        let word = map.word(counts::RING_WAITING_WORD);
+        let wait_until = |ok: &dyn Fn() -> bool, what: &str| {
+            for _ in 0..1000 {
+                if ok() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            panic!("{what}");
         };
-        assert_ne!(page, libc::MAP_FAILED);
-        // SAFETY: the waiting word lies in that page, 8-aligned.
-        let word = unsafe { &*((page as *const u8).add(counts::RING_WAITING_WORD * 8) as *const AtomicU64) };
         // Nothing comes: after its back-off the reader waits on the word.
-        let mut tries = 0;
-        while word.load(Ordering::SeqCst) != 1 {
-            tries += 1;
-            assert!(tries < 1000, "the reader never waited on the empty ring");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        wait_until(
+            &|| word.load(Ordering::SeqCst) == 1,
+            "the reader never waited on the empty ring",
+        );
         // A writer commits a record, then clears the word and wakes the
         // reader, as the runtime does (stack.rs `wake_reader`).
         put_records(s.path(), &[(b"one\n", std::process::id(), true)]);
         assert_eq!(word.swap(0, Ordering::SeqCst), 1);
-        // SAFETY: FUTEX_WAKE (shared) on the word.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                word as *const AtomicU64,
-                libc::FUTEX_WAKE,
-                1,
-                0usize,
-                0usize,
-                0usize,
-            )
-        };
-        let mut tries = 0;
-        while out.0.lock().unwrap().as_slice() != b"one\n" {
-            tries += 1;
-            assert!(tries < 1000, "the record never came out: the wake-up was lost");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        futex(word, libc::FUTEX_WAKE, 1, None);
+        wait_until(
+            &|| out.0.lock().unwrap().as_slice() == b"one\n",
+            "the record never came out: the wake-up was lost",
+        );
         // Asleep again, until `finish` wakes it for the last pass.
-        let mut tries = 0;
-        while word.load(Ordering::SeqCst) != 1 {
-            tries += 1;
-            assert!(tries < 1000, "the reader did not wait again");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        // SAFETY: our mapping, no longer used.
-        unsafe { libc::munmap(page, 4096) };
+        wait_until(&|| word.load(Ordering::SeqCst) == 1, "the reader did not wait again");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || tx.send(d.finish(b"end\n").is_ok()));
         assert_eq!(

@@ -175,18 +175,18 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
         n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),
         n if n == S(Sysno::mmap) => mmap(uc, a),
         n if n == S(Sysno::munmap) => {
-            let r = guard_mem(uc, nr, a, true, -sys::EINVAL);
+            let r = guard_mem(uc, nr, a, -sys::EINVAL);
             if r == 0 {
                 crate::rewrite::forget(a[0] as usize, a[1] as usize);
             }
             r
         }
-        n if n == S(Sysno::madvise) => guard_mem(uc, nr, a, true, -sys::EINVAL),
+        n if n == S(Sysno::madvise) => guard_mem(uc, nr, a, -sys::EINVAL),
         n if n == S(Sysno::mprotect) => {
             if a[2] as usize & sys::PROT_WRITE != 0 && !protected(a[0] as usize, a[1] as usize) {
                 crate::rewrite::before_write(a[0] as usize, a[1] as usize);
             }
-            guard_mem(uc, nr, a, true, -sys::EACCES)
+            guard_mem(uc, nr, a, -sys::EACCES)
         }
         n if n == S(Sysno::mremap) => {
             let fixed = a[3] & 2 != 0; // MREMAP_FIXED
@@ -387,8 +387,8 @@ fn mmap(uc: &UContext, a: [u64; 6]) -> isize {
 }
 
 /// Refuses memory calls that would change strata's own image or pools.
-fn guard_mem(uc: &UContext, nr: usize, a: [u64; 6], check: bool, err: isize) -> isize {
-    if check && protected(a[0] as usize, a[1] as usize) {
+fn guard_mem(uc: &UContext, nr: usize, a: [u64; 6], err: isize) -> isize {
+    if protected(a[0] as usize, a[1] as usize) {
         return err;
     }
     passthrough(uc, nr, a)

@@ -1219,7 +1219,8 @@ impl Tried {
 
 /// The program asks for a private MAP_FIXED mapping of `fd` (file offset
 /// `off`) at [addr, addr+len), readable and executable, which no thread
-/// can run yet (`st`: the file's struct stat, when the caller has it).
+/// can run yet (`st`: the file's struct stat, given by strata's loader with
+/// its own descriptor; None: the descriptor is the program's).
 /// When the session's cache knows the file's sites and the session has the
 /// file's text image, the image is mapped there instead (with its pool),
 /// and the program's mapping is never made: one mapping rather than the
@@ -1237,13 +1238,14 @@ pub fn map_image_in_place(
     if mode() & EAGER == 0 {
         return None;
     }
-    let mk = match st {
-        Some(st) => MapKey::of(st, off, len)?,
-        None => MapKey::of_fd(fd, off, len)?,
+    use crate::textimage::Place;
+    let (mk, place) = match st {
+        Some(st) => (MapKey::of(st, off, len)?, Place::InsteadOfLoader),
+        None => (MapKey::of_fd(fd, off, len)?, Place::InsteadOfProgram),
     };
     let found = matches!(cache_find(&mk.key), Some((_, _, n)) if n > 0).then(|| {
         let ikey = crate::textimage::key(&mk.key, &mk.st);
-        crate::textimage::map(addr, len, prot, fd, off, &ikey, true)
+        crate::textimage::map(addr, len, prot, fd, off, &ikey, place)
     });
     Some(Tried { mk, found })
 }
@@ -1303,7 +1305,7 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize,
     let ikey = crate::textimage::key(&key, &st);
     let found = match tried.and_then(|t| t.found) {
         Some(f) if from_cache => f,
-        _ => crate::textimage::map(addr, map_len, prot, fd, off, &ikey, false),
+        _ => crate::textimage::map(addr, map_len, prot, fd, off, &ikey, crate::textimage::Place::Over),
     };
     let may_make = match found {
         Found::Mapped => return,

@@ -582,10 +582,11 @@ pub static HOST: abi::Host = abi::Host {
 
 /// Appends one record to the session ring; false when there is no ring.
 fn ring_emit(b: &[u8]) -> bool {
-    let (Some(head), Some(tail), Some(size)) = (
+    let (Some(head), Some(tail), Some(size), Some(waiting)) = (
         session_word(counts::RING_HEAD_WORD),
         session_word(counts::RING_TAIL_WORD),
         session_word(counts::RING_SIZE_WORD),
+        session_word(counts::RING_WAITING_WORD),
     ) else {
         return false;
     };
@@ -701,17 +702,14 @@ fn ring_emit(b: &[u8]) -> bool {
         counts::record_header(b.len(), tid, true, counts::ring_lap(pos, size)),
         Ordering::Release,
     );
-    wake_reader();
+    wake_reader(waiting);
     true
 }
 
-/// Wakes the launcher's reader if it sleeps until a record comes
-/// (`counts::RING_WAITING_WORD`): the record just committed is one.
-fn wake_reader() {
-    let Some(w) = session_word(counts::RING_WAITING_WORD) else {
-        return;
-    };
-    // The reader sets the word, then (after a fence) waits only if the
+/// Wakes the launcher's reader if it sleeps until a record comes (`w`:
+/// `counts::RING_WAITING_WORD`): the record just committed is one.
+fn wake_reader(w: &AtomicU64) {
+    // The reader sets the word, then (both SeqCst) waits only if the
     // head has not moved; this record moved the head (a SeqCst exchange)
     // before this SeqCst look. So either the reader saw the head move and
     // does not wait, or this sees the word set. No fence per record: a

@@ -101,16 +101,22 @@ pub fn key(sites: &[u64; 7], st: &[u64; 18]) -> Key {
 /// image is made: a program that writes code into one through another
 /// mapping changes neither time. (Or whether that cannot be told.)
 pub fn in_memory(fd: usize) -> bool {
+    statfs(fd).is_none_or(|sfs| sfs[0] == TMPFS_MAGIC || sfs[0] == HUGETLBFS_MAGIC)
+}
+
+/// fstatfs of `fd`: the kernel's struct statfs as words (f_type first,
+/// f_flags at 10).
+fn statfs(fd: usize) -> Option<[i64; 15]> {
     let mut sfs = [0i64; 15];
     // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
     let r = unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) };
-    r != 0 || sfs[0] == TMPFS_MAGIC || sfs[0] == HUGETLBFS_MAGIC
+    (r == 0).then_some(sfs)
 }
 
 /// Whether the kernel would let `fd` be mapped readable and executable:
 /// opened for reading (not write-only, not O_PATH) on a file system not
 /// mounted noexec. An image mapped in place of the program's mapping
-/// ([`map`] with `instead`) comes from strata's own descriptor, so the
+/// ([`Place::InsteadOfProgram`]) comes from strata's own descriptor, so the
 /// program's is asked first, as its own mmap would have been.
 fn mappable_exec(fd: usize) -> bool {
     const O_ACCMODE: isize = 3;
@@ -123,10 +129,7 @@ fn mappable_exec(fd: usize) -> bool {
     if fl < 0 || fl & O_ACCMODE == O_WRONLY || fl & O_PATH != 0 {
         return false;
     }
-    let mut sfs = [0i64; 15];
-    // SAFETY: fstatfs into a local buffer of the kernel's struct statfs size.
-    let r = unsafe { sys::sc(Sysno::fstatfs, &[fd, sfs.as_mut_ptr() as usize]) };
-    r == 0 && sfs[10] & ST_NOEXEC == 0 // f_flags
+    statfs(fd).is_some_and(|sfs| sfs[10] & ST_NOEXEC == 0) // f_flags
 }
 
 /// One site in an image: `tramp_off | len << 32 | state << 40`, the
@@ -233,14 +236,27 @@ fn close(fd: usize) {
     unsafe { sys::sc(Sysno::close, &[fd]) };
 }
 
+/// Where [`map`] puts an image.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Over the mapping of the file just made.
+    Over,
+    /// Instead of a mapping of the program's descriptor, not made yet: the
+    /// kernel's checks on that descriptor are made first ([`mappable_exec`]).
+    InsteadOfProgram,
+    /// Instead of a mapping of strata's loader's own descriptor, not made
+    /// yet: opened for reading, and the exec checked the file's execute
+    /// permission, which a noexec mount refuses: nothing to ask.
+    InsteadOfLoader,
+}
+
 /// The private file mapping [addr, addr+len) (file offset `off`, protection
 /// `prot`) of `fd`, keyed `key`, was just made and no thread runs it: map
-/// its image over it, if the session has one. With `instead`, the mapping
-/// has not been made (`rewrite::map_image_in_place`): the image takes its
-/// place if the kernel would have made it ([`mappable_exec`]), and when the
-/// image cannot, nothing is mapped there and the caller makes the mapping as
-/// asked.
-pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, instead: bool) -> Found {
+/// its image over it, if the session has one. Instead of the mapping
+/// (`rewrite::map_image_in_place`), the image takes its place if the kernel
+/// would have made it, and when the image cannot, nothing is mapped there
+/// and the caller makes the mapping as asked.
+pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Key, place: Place) -> Found {
     let Some(mut path) = image_dir() else {
         return Found::Absent;
     };
@@ -256,13 +272,14 @@ pub fn map(addr: usize, len: usize, prot: usize, fd: usize, off: usize, key: &Ke
             Found::Unusable
         };
     }
-    let found = map_open(addr, len, prot, (fd, instead), off, key, img as usize);
+    let found = map_open(addr, len, prot, (fd, place), off, key, img as usize);
     close(img as usize);
     found
 }
 
-fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize, key: &Key, img: usize) -> Found {
-    let (fd, instead) = lib;
+fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, Place), off: usize, key: &Key, img: usize) -> Found {
+    let (fd, place) = lib;
+    let instead = place != Place::Over;
     // The pool's constants and the header, in one read.
     const C: usize = HEADER_AT / 8;
     let mut all = [0u64; C + H_WORDS];
@@ -304,7 +321,7 @@ fn map_open(addr: usize, len: usize, prot: usize, lib: (usize, bool), off: usize
     }
     if instead {
         // The kernel's answer to the program's own mmap is the caller's.
-        if !mappable_exec(fd) {
+        if place == Place::InsteadOfProgram && !mappable_exec(fd) {
             return Found::Unusable;
         }
         // The image replaces whatever the program's MAP_FIXED would have:
