@@ -11,7 +11,11 @@ does it), natively and under `strata run --` (or the prefix given), and prints:
 The profiler's own cost inflates every sample count alike: read the shares. Needs perf
 (software events only), gcc and readelf; run as root or with perf_event_paranoid <= 1.
 
+With --command, the program started is that command (run in --cwd), e.g. one compile of the
+build benchmark's tree: where the CPU that strata adds to a whole compile goes.
+
 Usage: bench/start-profile.py [--starts N] [--strata PATH] [--prefix "strata run --policy F --"]
+                              [--command "gcc -O2 -c -o out/x.o src/u001.c" --cwd DIR]
 """
 import argparse
 import collections
@@ -86,6 +90,9 @@ def main():
     ap.add_argument("--starts", type=int, default=3000)
     ap.add_argument("--strata", default=os.environ.get("STRATA") or str(ROOT / "target/release/strata"))
     ap.add_argument("--prefix", help="the configuration to compare with native (default: STRATA run --)")
+    ap.add_argument("--command", help="the program to start, a shell-quoted command (default: a static "
+                    "program that only exits)")
+    ap.add_argument("--cwd", help="the directory the driver runs in (for --command)")
     a = ap.parse_args()
     prefix = a.prefix.split() if a.prefix else [a.strata, "run", "--"]
     rt = str(Path(a.strata).resolve().parent / "strata-rt")
@@ -98,7 +105,7 @@ def main():
             'void _start(void) { __asm__ volatile("mov $60, %eax; xor %edi, %edi; syscall"); }\n')
         subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(work / "exit_only"),
                         str(work / "exit_only.c")], check=True)
-        (work / "cmds.txt").write_text(f"{work / 'exit_only'}\n")
+        (work / "cmds.txt").write_text((a.command or str(work / "exit_only")) + "\n")
         (work / "req.txt").write_text("0\n" * a.starts)
         secs = sections(rt)
         res = {}
@@ -107,13 +114,13 @@ def main():
             rec = work / f"{name}.data"
             with open(work / "req.txt") as req:
                 subprocess.run(["perf", "record", "-q", "-g", "-e", "cpu-clock", "-F", "20000", "-o", str(rec),
-                                "--", "taskset", "-c", "1"] + run, stdin=req, stdout=subprocess.DEVNULL, check=True)
+                                "--", "taskset", "-c", "1"] + run, stdin=req, stdout=subprocess.DEVNULL, cwd=a.cwd, check=True)
             script = subprocess.run(["perf", "script", "-i", str(rec), "-F", "ip,sym,dso"], capture_output=True,
                                     text=True).stdout
             time = collections.Counter(where_time(s) for s in stacks(script))
             with open(work / "req.txt") as req:
                 subprocess.run(["perf", "record", "-q", "-e", "page-faults", "-c", "1", "-d", "-o", str(rec),
-                                "--"] + run, stdin=req, stdout=subprocess.DEVNULL, check=True)
+                                "--"] + run, stdin=req, stdout=subprocess.DEVNULL, cwd=a.cwd, check=True)
             script = subprocess.run(["perf", "script", "-i", str(rec), "-F", "comm,addr,ip,sym,dso"],
                                     capture_output=True, text=True).stdout
             # (The launcher's own faults are not a start's.)

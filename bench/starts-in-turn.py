@@ -7,11 +7,14 @@ configuration in turn (order rotated), ROUNDS times, so the runs being compared 
 apart. Prints, per command, native's median CPU (the command and what it waited for, from
 wait4's rusage) and what each configuration adds to it (median of the paired differences).
 
+With --pair A-B (names of two configurations), also the median of the paired differences A - B
+and its 95% interval: how two builds of strata compare, start by start.
+
 Usage: bench/starts-in-turn.py [--rounds N] [--policy FILE] [--strata PATH] [--cmd "COMMAND"]...
-                               [NAME=CONFIG_PREFIX]...
+                               [--pair A-B]... [NAME=CONFIG_PREFIX]...
   default commands: a static program that only exits (built here), /bin/true, gcc --version,
   as --version, cc1 --version (those found)
-  e.g. bench/starts-in-turn.py --policy bench/policies/build.toml old="/tmp/old/target/release/strata run --"
+  e.g. bench/starts-in-turn.py --pair strata-old old="/tmp/old/target/release/strata run --"
 """
 import argparse
 import os
@@ -23,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import Drivers, build_driver, rotated  # noqa: E402
+from benchlib import Drivers, build_driver, median_interval, rotated  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,8 +51,14 @@ def main():
     ap.add_argument("--policy", default=str(ROOT / "bench/policies/build.toml"))
     ap.add_argument("--strata", default=os.environ.get("STRATA") or str(ROOT / "target/release/strata"))
     ap.add_argument("--cmd", action="append", default=[], help="a command to start (words split on spaces)")
+    ap.add_argument("--pair", action="append", default=[], help="A-B: the paired differences of two configurations")
     ap.add_argument("configs", nargs="*", help="NAME=PREFIX: another configuration")
     a = ap.parse_args()
+    names = {"native", "strata", "policy"} | {c.partition("=")[0] for c in a.configs}
+    pairs = [p.split("-", 1) for p in a.pair]
+    for p in pairs:
+        if len(p) != 2 or not set(p) <= names:
+            sys.exit(f"starts-in-turn: --pair {'-'.join(p)}: not two of the configurations ({', '.join(sorted(names))})")
     work = Path(tempfile.mkdtemp(prefix="starts-"))
     try:
         why = build_driver(work / "driver")
@@ -96,6 +105,11 @@ def main():
                 continue
             print(f"  {c[:40]:40} native {statistics.median(nat) * 1e3:.3f} ms  "
                   + "  ".join(added(k, i) for k in keys[1:]))
+            for x, y in pairs:
+                d = [p - q for p, q in zip(cpu[x][i], cpu[y][i]) if p is not None and q is not None]
+                iv = median_interval(d)
+                print(f"  {'':40} {x} - {y}: {statistics.median(d) * 1e6:+.1f} us" if d else f"  {'':40} {x} - {y}: n/a",
+                      f"(95% interval {iv[0] * 1e6:+.1f} to {iv[1] * 1e6:+.1f} us)" if iv else "")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

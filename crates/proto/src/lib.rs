@@ -210,6 +210,12 @@ fn escaped(b: u8) -> bool {
     b == b'%' || b == SEP || b == 0
 }
 
+/// The length of the encoding of specification `spec` (what
+/// [`Config::encode_with_spec`] writes for it).
+pub fn escaped_len(spec: &[u8]) -> usize {
+    spec.len() + 2 * spec.iter().filter(|&&b| escaped(b)).count()
+}
+
 /// The longest the encoding of a specification of `n` bytes can be (every
 /// byte escaped).
 pub const fn escaped_len_max(n: usize) -> usize {
@@ -542,6 +548,7 @@ mod tests {
         assert!(!buf[..n].contains(&0));
         let d = Config::decode(&buf[..n]).unwrap();
         assert!(!d.spec_esc.contains(&SEP));
+        assert_eq!(escaped_len(&spec), d.spec_esc.len());
         assert_eq!(d.program, b"p|q");
         let mut out = [0u8; 3 * 256];
         assert_eq!(d.spec(&mut out).unwrap(), &spec[..]);

@@ -120,9 +120,11 @@ pub fn exe() -> &'static Path {
 
 const PREFIX: &[u8] = b"STRATA_RT=";
 
-/// Upper bound of `encode_env`'s output for `program`.
+/// Upper bound of `encode_env`'s output for `program` (exact for the
+/// specification, which can be kilobytes: an exec's buffer is on the stack
+/// when it fits).
 pub fn encoded_len(program: &[u8]) -> usize {
-    PREFIX.len() + 48 + session().len() + strata_proto::escaped_len_max(spec().len()) + program.len()
+    PREFIX.len() + 48 + session().len() + strata_proto::escaped_len(spec()) + program.len()
 }
 
 /// Writes `STRATA_RT=<config for program>` into `out`, with the program's

@@ -469,7 +469,35 @@ const BELOW_ROOM: usize = 256 << 10;
 fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     let lo = p.lo() as usize;
     let span = (p.hi() - p.lo()) as usize;
-    let base = if p.pie {
+    let segs = p.segments();
+    // The first segment's own mapping holds the whole span, as the kernel's
+    // and ld.so's do (one call fewer than a reservation and the mapping over
+    // it, two for an interpreter): when it comes from the file, is not
+    // executable (a text image or a scan may replace that one) and the
+    // segments follow one another without sharing a page. The later ones
+    // are mapped over it; a hole between two is made inaccessible. An
+    // interpreter's pool then goes in the space the kernel leaves below
+    // (textimage.rs), as for the libraries ld.so maps.
+    let spans = segs
+        .first()
+        .is_some_and(|s| s.filesz > 0 && (s.prot as usize) & sys::PROT_EXEC == 0 && s.map_start() == p.lo())
+        && segs.windows(2).all(|w| w[1].map_start() >= w[0].map_end());
+    let base = if spans {
+        let s = &segs[0];
+        let off = (s.offset - s.vaddr % PAGE) as usize;
+        let (addr, flags) = if p.pie {
+            (hint, sys::MAP_PRIVATE)
+        } else {
+            (lo, sys::MAP_PRIVATE | sys::MAP_FIXED_NOREPLACE)
+        };
+        // SAFETY: a new private file mapping where nothing is (the kernel's
+        // choice, or a fixed range it may not replace).
+        let r = sys::check(unsafe { sys::sc(Sysno::mmap, &[addr, span, s.prot as usize, flags, f.fd, off]) })?;
+        if !p.pie && r != lo {
+            return Err(sys::ENOMEM);
+        }
+        r
+    } else if p.pie {
         // Where the kernel chooses (the interpreter), the space right below
         // is left free: a text image's pool goes there (textimage.rs), and
         // a gap the kernel filled exactly would have none.
@@ -515,12 +543,18 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
         r
     };
     let bias = base.wrapping_sub(lo);
-    for s in p.segments() {
+    let mut covered = base;
+    for (i, s) in segs.iter().enumerate() {
         let start = bias + s.map_start() as usize;
+        if spans && start > covered {
+            // SAFETY: a hole inside the first segment's mapping, which is ours.
+            sys::check(unsafe { sys::sc(Sysno::mprotect, &[covered, start - covered, 0]) })?;
+        }
+        covered = bias + s.map_end() as usize;
         let pageoff = (s.vaddr % PAGE) as usize;
         let file_end = bias + (s.vaddr + s.filesz) as usize;
         let prot = s.prot as usize;
-        if s.filesz > 0 {
+        if s.filesz > 0 && !(spans && i == 0) {
             let len = page_up(pageoff as u64 + s.filesz) as usize;
             let off = s.offset as usize - pageoff;
             let exec = prot & (sys::PROT_EXEC | sys::PROT_READ) == sys::PROT_EXEC | sys::PROT_READ;

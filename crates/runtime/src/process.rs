@@ -225,10 +225,28 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     let cfg_len = config::encoded_len(path.bytes());
     let env_bytes = (nenv + 2) * 8;
     let total = env_bytes + cfg_len + 1;
-    let Some(buf) = sys::mmap_anon(total, sys::PROT_READ | sys::PROT_WRITE) else {
-        return -sys::ENOMEM;
+    // The environment array and the configuration: on this stack when they
+    // fit (a vfork child's stack is the parent's memory, already touched by
+    // the children before it), else in a mapping of their own (`mapped`),
+    // which a vfork child's parent unmaps once the exec has replaced it.
+    let mut small = [0u64; EXEC_BUF_WORDS];
+    let mapped = if total <= EXEC_BUF_WORDS * 8 {
+        None
+    } else {
+        let Some(b) = sys::mmap_anon(total, sys::PROT_READ | sys::PROT_WRITE) else {
+            return -sys::ENOMEM;
+        };
+        Some(b)
     };
-    // SAFETY: `buf` is a fresh mapping of `total` bytes.
+    let unmap = || {
+        if let Some(b) = mapped {
+            // SAFETY: unmapping our own buffer.
+            unsafe { sys::sc(Sysno::munmap, &[b, total]) };
+        }
+    };
+    let buf = mapped.unwrap_or(small.as_mut_ptr() as usize);
+    // SAFETY: `buf` is `total` bytes of our own: the fresh mapping, or
+    // `small`, which is at least that long and unused otherwise.
     let mem = unsafe { core::slice::from_raw_parts_mut(buf as *mut u8, total) };
     let (envs, cfg) = mem.split_at_mut(env_bytes);
     // The new image's mask goes in its configuration: the exec itself runs
@@ -240,8 +258,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     // back into a virtual block).
     let vsys = if t.vsigsys_blocked != 0 { sys::SIGSYS_BIT } else { 0 };
     let Some(n) = config::encode_env(path.bytes(), uc.sigmask | vsys, interp_checked, cfg) else {
-        // SAFETY: unmapping our own buffer.
-        unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+        unmap();
         return -36;
     };
     cfg[n] = 0;
@@ -250,8 +267,7 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
         // SAFETY: `envs` has room for nenv + 2 pointers.
         let dst = unsafe { core::slice::from_raw_parts_mut(envs as *mut u8, nenv * 8) };
         if let Err(e) = sys::copy_from_user(dst, envp as usize) {
-            // SAFETY: unmapping our own buffer.
-            unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+            unmap();
             return -e;
         }
     }
@@ -265,16 +281,22 @@ pub fn execve(t: &Thread, uc: &UContext, nr: usize, a: [u64; 6]) -> isize {
     let old = sys::swap_sigmask(!0);
     crate::fast::requeue_saved(crate::thread::current(), !0);
     crate::rewrite::flush_stats(crate::thread::current(), true);
-    // A vfork child's parent unmaps it once the exec has replaced the child.
-    crate::thread::current().exec_buf = [buf, total];
+    if let Some(b) = mapped {
+        // A vfork child's parent unmaps it once the exec has replaced the child.
+        crate::thread::current().exec_buf = [b, total];
+    }
     // SAFETY: execve of strata-rt with the program's argv and our env array.
     let r = unsafe { sys::sc(Sysno::execve, &[rt as usize, argv as usize, envs as usize]) };
     sys::set_sigmask(old);
-    // SAFETY: unmapping our own buffer.
-    unsafe { sys::sc(Sysno::munmap, &[buf, total]) };
+    unmap();
     crate::thread::current().exec_buf = [0, 0];
     r
 }
+
+/// Words of an exec's environment array and configuration kept on the
+/// stack: a build's environment (a few dozen variables) and a policy's
+/// configuration fit; a larger one gets a mapping.
+const EXEC_BUF_WORDS: usize = 512;
 
 /// The file an execve/execveat names, as a path strata-rt can open after the
 /// exec (descriptors may be close-on-exec). The name is read straight into

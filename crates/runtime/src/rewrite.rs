@@ -539,9 +539,11 @@ pub(crate) const POOL_HEADER: usize = 64;
 const REACH: u64 = (1 << 31) - POOL_SIZE as u64;
 
 /// Lowest and highest addresses of any pool (a quick test for
-/// `strata_sig_entry`: a PC between them may be in a trampoline).
+/// `strata_sig_entry`: a PC between them may be in a trampoline); both 0
+/// (an empty range) until the first pool. Zero-initialised, so they share
+/// .bss's pages instead of making a start copy a page of .data.
 #[no_mangle]
-static STRATA_POOL_LO: AtomicU64 = AtomicU64::new(u64::MAX);
+static STRATA_POOL_LO: AtomicU64 = AtomicU64::new(0);
 #[no_mangle]
 static STRATA_POOL_HI: AtomicU64 = AtomicU64::new(0);
 
@@ -712,7 +714,9 @@ pub(crate) fn pool_from_file(c: usize, size: usize, fd: usize, off: usize) -> Op
 /// (under the lock; `pool_place_ok` said there is a slot).
 fn add_pool(c: usize, size: usize, first: usize) -> usize {
     let n = NPOOLS.load(Ordering::Acquire);
-    STRATA_POOL_LO.fetch_min(c as u64, Ordering::AcqRel);
+    let _ = STRATA_POOL_LO.fetch_update(Ordering::AcqRel, Ordering::Acquire, |lo| {
+        (lo == 0 || (c as u64) < lo).then_some(c as u64)
+    });
     STRATA_POOL_HI.fetch_max((c + size) as u64, Ordering::AcqRel);
     POOLS[n][0].store(c, Ordering::Release);
     POOLS[n][1].store(c + first, Ordering::Release);
