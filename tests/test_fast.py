@@ -241,6 +241,38 @@ def test_site_cache_kept_across_runs(tmp_path):
     assert not caches[0].exists()
 
 
+NO_TABLES_SRC = r"""
+void _start(void) {
+    __asm__ volatile("mov $1, %%eax; mov $1, %%edi; lea msg(%%rip), %%rsi; mov $3, %%edx; syscall\n"
+                     "mov $231, %%eax; xor %%edi, %%edi; syscall\n"
+                     "msg: .ascii \"hi\\n\"" ::: "rax", "rdi", "rsi", "rdx", "rcx", "r11", "memory");
+}
+"""
+
+
+def test_code_without_unwind_tables_is_scanned_once(tmp_path):
+    """A static program without unwind tables has nothing a scan can find (its sites are
+    rewritten at their first traps): the site cache says so, and a later process (here the
+    next run, through the kept cache) neither scans it again nor maps the scan's buffer."""
+    from conftest import STRATA
+    src, exe = tmp_path / "hi.c", tmp_path / "hi"
+    src.write_text(NO_TABLES_SRC)
+    subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exe), str(src)], check=True)
+    headers = subprocess.run(["readelf", "-lW", str(exe)], capture_output=True, text=True).stdout
+    assert "GNU_EH_FRAME" not in headers, headers
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+
+    def go():
+        r = run([str(STRATA), "run", "--fast-stats", "--", str(exe)], env=env)
+        assert (r.status, r.stdout) == (0, b"hi\n"), r.show()
+        return stats(r)
+
+    first = go()
+    assert (first["scanned"], first["cached"]) == (1, 0), first
+    second = go()
+    assert (second["scanned"], second["cached"]) == (0, 1), second
+
+
 IMAGES = re.compile(r"text images: (\d+) mappings, (\d+) written")
 
 

@@ -169,12 +169,35 @@ pub struct Policy {
     text: ArrayVec<u8, TEXT_CAP>,
 }
 
-fn bad(what: &str, item: &str) -> InitError {
-    let mut e = InitError::new("policy: bad compiled item (");
-    e.push(what);
-    e.push("): ");
-    e.push(item.get(..item.len().min(120)).unwrap_or(""));
-    e
+/// Why the compiled form was refused: small, so that the parse's many
+/// error paths do not each reserve an [`InitError`] (248 bytes) in its
+/// frame, every page of which a process start would touch (stack probes);
+/// the message is written once, by [`Bad::message`].
+#[derive(Debug, Clone, Copy)]
+enum Bad<'a> {
+    /// A malformed item: what was wrong, and the item.
+    Item(&'static str, &'a str),
+    Msg(&'static str),
+}
+
+impl Bad<'_> {
+    #[cold]
+    fn message(self) -> InitError {
+        match self {
+            Bad::Item(what, item) => {
+                let mut e = InitError::new("policy: bad compiled item (");
+                e.push(what);
+                e.push("): ");
+                e.push(item.get(..item.len().min(120)).unwrap_or(""));
+                e
+            }
+            Bad::Msg(m) => InitError::new(m),
+        }
+    }
+}
+
+fn bad<'a>(what: &'static str, item: &'a str) -> Bad<'a> {
+    Bad::Item(what, item)
 }
 
 fn act(s: &str) -> Option<Act> {
@@ -256,15 +279,14 @@ impl Policy {
     }
 
     /// Percent-decodes `s` into the text pool.
-    #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
-    fn put(&mut self, s: &str) -> Result<Span, InitError> {
+    fn put<'a>(&mut self, s: &'a str) -> Result<Span, Bad<'a>> {
         let at = self.text.len();
         let text = &mut self.text;
         strata_proto::unescape_to(s.as_bytes(), hexval, |piece| {
             text.try_extend_from_slice(piece).map_err(|_| Unescape::TooLong)
         })
         .map_err(|e| match e {
-            Unescape::TooLong => InitError::new("policy: the rules' text is too long"),
+            Unescape::TooLong => Bad::Msg("policy: the rules' text is too long"),
             Unescape::Malformed => bad("escape", s),
         })?;
         Ok(Span {
@@ -277,6 +299,10 @@ impl Policy {
     /// starts [`Policy::empty`].
     #[allow(clippy::result_large_err)] // start-up only; see strata_ext::InitError
     pub fn parse_into(&mut self, args: &str) -> Result<(), InitError> {
+        self.parse(args).map_err(Bad::message)
+    }
+
+    fn parse<'a>(&mut self, args: &'a str) -> Result<(), Bad<'a>> {
         let mut version = false;
         for item in args.split(';').filter(|i| !i.is_empty()) {
             let (key, val) = item.split_once('=').unwrap_or((item, ""));
@@ -287,7 +313,7 @@ impl Policy {
                 }
                 f
             };
-            let num = |s: &str, what: &str| s.parse::<u32>().map_err(|_| bad(what, item));
+            let num = |s: &str, what: &'static str| s.parse::<u32>().map_err(|_| bad(what, item));
             let errno = |s: &str| match s.parse::<u16>() {
                 Ok(e) if (1..4096).contains(&e) => Ok(e),
                 _ => Err(bad("errno", item)),
@@ -311,7 +337,7 @@ impl Policy {
                     };
                     self.sys_rules
                         .try_push(rule)
-                        .map_err(|_| InitError::new("policy: too many call rules"))?;
+                        .map_err(|_| Bad::Msg("policy: too many call rules"))?;
                     let at = self.sys_rules.len() as u16; // 1 + its index
                     for n in f[0].split('+') {
                         let nr = num(n, "number")? as usize;
@@ -336,7 +362,7 @@ impl Policy {
                             prefix,
                             label,
                         })
-                        .map_err(|_| InitError::new("policy: too many path rules"))?;
+                        .map_err(|_| Bad::Msg("policy: too many path rules"))?;
                 }
                 "restrict" => {
                     self.restricted = letters(f[0], &KIND_LETTERS).ok_or_else(|| bad("kinds", item))?;
@@ -378,7 +404,7 @@ impl Policy {
                     r.label = self.put(f[8])?;
                     self.net
                         .try_push(r)
-                        .map_err(|_| InitError::new("policy: too many network rules"))?;
+                        .map_err(|_| Bad::Msg("policy: too many network rules"))?;
                 }
                 "netdefault" => {
                     self.net_on = true;
@@ -394,7 +420,7 @@ impl Policy {
         self.relevant = rules.clone().fold(self.restricted, |k, r| k | r.kinds);
         self.denied = rules.filter(|r| r.act == Act::Deny).fold(0, |k, r| k | r.kinds);
         if !version {
-            return Err(InitError::new(
+            return Err(Bad::Msg(
                 "policy: no compiled policy (use strata run --policy FILE; the layer's arguments are written by the launcher)",
             ));
         }

@@ -1284,8 +1284,13 @@ pub fn scan_mapping(addr: usize, len: usize, prot: usize, fd: usize, off: usize,
         let Some(recs) = Recs::new() else {
             return;
         };
-        let Some(n) = find_sites(addr, len, fd, off, recs.buf()) else {
-            return;
+        let n = match find_sites(addr, len, fd, off, recs.buf()) {
+            Scan::Sites(n) => n,
+            // Code without unwind tables (a static binary, say) is
+            // rewritten at its first traps; the cache says so, and later
+            // processes neither scan it nor take the scan's buffer again.
+            Scan::NoTables => 0,
+            Scan::Failed => return,
         };
         SCANNED.fetch_add(1, Ordering::Relaxed);
         cache_put(&key, &recs.buf()[..n]);
@@ -1630,27 +1635,40 @@ fn cache_put(key: &[u64; 7], recs: &[Rec]) {
     c[at].store(1, Ordering::Release);
 }
 
+/// What [`find_sites`] found in a mapping.
+enum Scan {
+    /// This many sites, written to `out`.
+    Sites(usize),
+    /// The file is no 64-bit ELF file with unwind tables for this mapping:
+    /// nothing can be found in it (it never changes while its key is the same).
+    NoTables,
+    /// The file could not be read, or the scan's buffer mapped.
+    Failed,
+}
+
 /// Decodes the functions of the text mapping [addr, addr+len) (file offset
-/// `off` of `fd`) that hold a `syscall`; their sites go to `out`. None if
-/// the file has no usable `.eh_frame_hdr`. Not inlined: its program
+/// `off` of `fd`) that hold a `syscall`; their sites go to `out`
+/// ([`Scan::NoTables`] if the file has no `.eh_frame_hdr`). Not inlined: its program
 /// header buffer (3.5 KiB) would be in `scan_mapping`'s frame, whose every
 /// page is touched at each mapping of a library (stack probes), scanned or
 /// not.
 #[inline(never)]
-fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -> Option<usize> {
+fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -> Scan {
     let mut eh = [0u8; 64];
-    if pread(fd, &mut eh, 0) != 64 || eh[..4] != *b"\x7fELF" || eh[4] != 2 {
-        return None;
+    match pread(fd, &mut eh, 0) {
+        64 if eh[..4] == *b"\x7fELF" && eh[4] == 2 => {}
+        r if r >= 0 => return Scan::NoTables,
+        _ => return Scan::Failed,
     }
     let phoff = u64::from_le_bytes(eh[32..40].try_into().unwrap_or_default()) as usize;
     let phnum = u16::from_le_bytes([eh[56], eh[57]]) as usize;
     if phnum == 0 || phnum > 64 {
-        return None;
+        return Scan::NoTables;
     }
     let mut ph = [0u8; 64 * 56];
     let phlen = phnum * 56;
     if pread(fd, &mut ph[..phlen], phoff) != phlen as isize {
-        return None;
+        return Scan::Failed;
     }
     let field =
         |i: usize, at: usize| u64::from_le_bytes(ph[i * 56 + at..i * 56 + at + 8].try_into().unwrap_or_default());
@@ -1668,13 +1686,15 @@ fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -
         }
     }
     let (Some(bias), Some((eoff, evaddr, esize))) = (bias, ehf) else {
-        return None;
+        return Scan::NoTables;
     };
     if esize == 0 || esize > 16 << 20 {
-        return None;
+        return Scan::NoTables;
     }
     let buf_len = (esize as usize + 4095) & !4095;
-    let buf = sys::mmap_anon(buf_len, sys::PROT_READ | sys::PROT_WRITE)?;
+    let Some(buf) = sys::mmap_anon(buf_len, sys::PROT_READ | sys::PROT_WRITE) else {
+        return Scan::Failed;
+    };
     // SAFETY: our new mapping of buf_len >= esize bytes.
     let hdr = unsafe { core::slice::from_raw_parts_mut(buf as *mut u8, esize as usize) };
     let mut n = None;
@@ -1688,7 +1708,7 @@ fn find_sites(addr: usize, len: usize, fd: usize, off: usize, out: &mut [Rec]) -
     }
     // SAFETY: unmapping our scratch buffer.
     unsafe { sys::sc(Sysno::munmap, &[buf, buf_len]) };
-    n
+    n.map_or(Scan::Failed, Scan::Sites)
 }
 
 /// The sites of `text` (mapped at `base` from file offset `off`), found by

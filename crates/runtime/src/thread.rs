@@ -1,9 +1,12 @@
 //! Per-thread state, reached through the GS base register.
 //!
-//! Every thread of the program gets one `Thread`, in its own mapping together
-//! with the alternate signal stack strata's SIGSYS handler runs on and a boot
-//! area used to start the thread. `%gs:0` points at it; the program does not
-//! use GS on x86-64 Linux (arch_prctl(ARCH_SET_GS) is virtualized).
+//! Every thread of the program gets one `Thread`, in a region of its own
+//! together with the alternate signal stack strata's SIGSYS handler runs on
+//! (strata's own stack, whose top the fast path and the start-up use too)
+//! and a boot area used to start the thread: a mapping, or for the main
+//! thread a static region of strata-rt's image (`MAIN_REGION`). `%gs:0`
+//! points at it; the program does not use GS on x86-64 Linux
+//! (arch_prctl(ARCH_SET_GS) is virtualized).
 //!
 //! States live in a fixed pool and are reused: a thread marks its state dead
 //! in the very instruction sequence that exits it (`strata_exit_thread`), so
@@ -311,17 +314,8 @@ pub fn claim() -> Option<*mut Thread> {
         }
     }
     let base = sys::mmap_anon(REGION, sys::PROT_READ | sys::PROT_WRITE)?;
-    // Guard page under the signal stack.
-    // SAFETY: changing protection of the first page of our own new mapping.
-    unsafe { sys::sc(Sysno::mprotect, &[base, GUARD, 0]) };
-    let t = (base + REGION - 4096) as *mut Thread;
-    // SAFETY: the mapping is ours and zeroed; Thread fits in its last page.
-    unsafe {
-        (*t).altstack = base + GUARD;
-        (*t).altstack_hi = base + GUARD + ALTSTACK_SIZE;
-        (*t).boot_frame = base + GUARD + ALTSTACK_SIZE;
-        reset(t);
-    }
+    // SAFETY: our own new mapping, zeroed, which nothing else has seen.
+    let t = unsafe { region_state(base) };
     let i = POOL_LEN.fetch_add(1, Ordering::AcqRel);
     if i >= MAX_THREADS {
         POOL_LEN.fetch_sub(1, Ordering::AcqRel);
@@ -333,6 +327,36 @@ pub fn claim() -> Option<*mut Thread> {
     Some(t)
 }
 
+/// Makes the zeroed region at `base` (REGION bytes) a thread's: its guard
+/// page under the signal stack, and the state in its last page.
+///
+/// # Safety
+/// `base` is a zeroed, writable region of REGION bytes that nothing uses.
+unsafe fn region_state(base: usize) -> *mut Thread {
+    // SAFETY: changing the protection of the region's first page (contract).
+    unsafe { sys::sc(Sysno::mprotect, &[base, GUARD, 0]) };
+    let t = (base + REGION - 4096) as *mut Thread;
+    // SAFETY: the region is ours and zeroed (contract); Thread fits in its
+    // last page.
+    unsafe {
+        (*t).altstack = base + GUARD;
+        (*t).altstack_hi = base + GUARD + ALTSTACK_SIZE;
+        (*t).boot_frame = base + GUARD + ALTSTACK_SIZE;
+        reset(t);
+    }
+    t
+}
+
+/// The main thread's region, in strata-rt's image rather than a mapping of
+/// its own (one call and one mapping fewer at every start). Its section
+/// sorts first in .bss.big (big-bss.ld), whose pages begin the kernel's
+/// zero-filled mapping: protecting the guard page splits that mapping in
+/// two, not three.
+#[repr(C, align(4096))]
+struct Region([u8; REGION]);
+#[link_section = ".bss.big.0main_thread"]
+static mut MAIN_REGION: Region = Region([0; REGION]);
+
 /// The main thread's state, claimed by `claim_main` at the process entry.
 static MAIN: AtomicPtr<Thread> = AtomicPtr::new(core::ptr::null_mut());
 
@@ -340,7 +364,11 @@ static MAIN: AtomicPtr<Thread> = AtomicPtr::new(core::ptr::null_mut());
 /// the top of its strata stack (16-byte aligned), on which the start-up
 /// then runs (asm.rs `_start`). None when memory is exhausted.
 pub fn claim_main() -> Option<usize> {
-    let t = claim()?;
+    // SAFETY: the process's first claim, before anything else runs: the
+    // region is zeroed and unused, and the pool empty.
+    let t = unsafe { region_state(core::ptr::addr_of_mut!(MAIN_REGION) as usize) };
+    POOL_LEN.store(1, Ordering::Release);
+    POOL[0].store(t, Ordering::Release);
     MAIN.store(t, Ordering::Relaxed);
     // SAFETY: just claimed, ours alone.
     Some(unsafe { (*t).boot_sp })
