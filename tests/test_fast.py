@@ -327,6 +327,21 @@ def test_text_images_shared_by_a_session(out_dir, tmp_path):
     assert off.stdout == native.stdout and image_stats(off) == (0, 0), off.show()
 
 
+def test_text_images_used_at_every_start(tmp_path):
+    """Every process maps ld.so's and libc's text images (none falls back to rewriting its own
+    copy): the pool each needs right below the library must find that place free at every
+    start, whatever the address-space layout randomization gave (500 starts; a loader that let
+    the kernel place ld.so with no room kept below lost its image about once in 130)."""
+    from conftest import STRATA
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    n = 500
+    r = run([str(STRATA), "run", "--fast-stats", "--", "sh", "-c",
+             f"i=0; while [ $i -lt {n} ]; do /bin/true; i=$((i+1)); done"], env=env)
+    assert r.status == 0, r.show()
+    mapped, written = image_stats(r)
+    assert mapped + written == 2 * (n + 1), (mapped, written)
+
+
 def test_text_images_kept_across_runs(tmp_path):
     """Without a sandbox policy, a run's text images outlive it (images-KEY/ beside the session
     files, cli/src/images.rs): the first runs' first processes write them, later runs map them

@@ -472,15 +472,18 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     let segs = p.segments();
     // The first segment's own mapping holds the whole span, as the kernel's
     // and ld.so's do (one call fewer than a reservation and the mapping over
-    // it, two for an interpreter): when it comes from the file, is not
-    // executable (a text image or a scan may replace that one) and the
-    // segments follow one another without sharing a page. The later ones
-    // are mapped over it; a hole between two is made inaccessible. An
-    // interpreter's pool then goes in the space the kernel leaves below
-    // (textimage.rs), as for the libraries ld.so maps.
-    let spans = segs
-        .first()
-        .is_some_and(|s| s.filesz > 0 && (s.prot as usize) & sys::PROT_EXEC == 0 && s.map_start() == p.lo())
+    // it): when it comes from the file, is not executable (a text image or a
+    // scan may replace that one) and the segments follow one another
+    // without sharing a page. The later ones are mapped over it; a hole
+    // between two is made inaccessible. Not for an interpreter placed where
+    // the kernel chooses: it needs the room below kept free (below), which
+    // the kernel's choice alone leaves too small about once in a hundred
+    // starts (a gap it fills almost exactly), and its text image is then of
+    // no use.
+    let spans = !(p.pie && hint == 0)
+        && segs
+            .first()
+            .is_some_and(|s| s.filesz > 0 && (s.prot as usize) & sys::PROT_EXEC == 0 && s.map_start() == p.lo())
         && segs.windows(2).all(|w| w[1].map_start() >= w[0].map_end());
     let base = if spans {
         let s = &segs[0];
