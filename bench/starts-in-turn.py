@@ -12,8 +12,9 @@ and its 95% interval: how two builds of strata compare, start by start.
 
 Usage: bench/starts-in-turn.py [--rounds N] [--policy FILE] [--strata PATH] [--cmd "COMMAND"]...
                                [--pair A-B]... [NAME=CONFIG_PREFIX]...
-  default commands: a static program that only exits (built here), /bin/true, gcc --version,
-  as --version, cc1 --version (those found)
+  default commands: a static program that only exits (built here), the same through
+  bench/start_floor.c (natively: the floor of any in-process runtime's start), /bin/true,
+  gcc --version, as --version, cc1 --version (those found)
   e.g. bench/starts-in-turn.py --pair strata-old old="/tmp/old/target/release/strata run --"
 """
 import argparse
@@ -32,13 +33,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_commands(work):
-    """A static program that only exits (built in `work`), /bin/true, and gcc's programs' --version."""
+    """A static program that only exits (built in `work`), the same started by bench/start_floor.c
+    (the least an in-process runtime does at a start: read natively, beside exit_only alone),
+    /bin/true, and gcc's programs' --version."""
     exit_only = work / "exit_only"
     (work / "exit_only.c").write_text(
         'void _start(void) { __asm__ volatile("mov $60, %eax; xor %edi, %edi; syscall"); }\n')
     subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exit_only), str(work / "exit_only.c")],
                    check=True)
-    cmds = [str(exit_only), "/bin/true", "gcc --version", "as --version"]
+    floor = work / "start_floor"
+    subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-fno-stack-protector", "-Wl,-Ttext-segment=0x10000000",
+                    "-o", str(floor), str(Path(__file__).resolve().parent / "start_floor.c")], check=True)
+    cmds = [str(exit_only), f"{floor} {exit_only}", "/bin/true", "gcc --version", "as --version"]
     cc1 = subprocess.run(["gcc", "-print-prog-name=cc1"], capture_output=True, text=True).stdout.strip()
     if cc1 and os.path.isabs(cc1):
         cmds.append(f"{cc1} --version")

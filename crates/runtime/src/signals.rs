@@ -797,6 +797,14 @@ pub fn deliver(t: &mut Thread, uc: &mut UContext, info: &SigInfo, act: &KSigacti
     } else {
         sp0 - 128
     };
+    // The program's alternate stack is also the real one (apply_altstack):
+    // strata's own handler may be running on it, its frame (from `uc`'s
+    // return-address word up) where the program's would go. The program's
+    // goes below it then, as the kernel nests a second signal.
+    let ours = (uc as *const UContext as u64).wrapping_sub(8);
+    if on_stack(&alt, ours) && on_stack(&alt, sp) && ours < sp {
+        sp = ours;
+    }
     let fsize = if uc.fpstate != 0 {
         // SAFETY: `uc.fpstate` points at our frame's FPU area.
         unsafe { sys::fpstate_size(uc.fpstate) }
