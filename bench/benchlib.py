@@ -123,6 +123,16 @@ class Drivers:
             raise RuntimeError(f"{key}: the driver answered {f!r} for command {i}")
         return int(f[1]), int(f[2]) / 1e9, int(f[3]) / 1e9
 
+    def in_turn(self, keys, rounds, ncmds):
+        """Every command to every configuration of `keys`, in turn (the order rotated from one command
+        to the next), `rounds` times: yields (round, command, key, what `ask` answered)."""
+        n = 0
+        for r in range(rounds):
+            for i in range(ncmds):
+                for k in rotated(keys, n):
+                    yield r, i, k, self.ask(k, i)
+                n += 1
+
     def drop(self, key):
         self.procs.pop(key).kill()
 

@@ -10,9 +10,10 @@ compile (wait4's rusage: gcc, cc1, as) to native's run of the same compile, with
 
 Usage: bench/compiles-in-turn.py [--rounds N] NAME=PREFIX...
   e.g. bench/compiles-in-turn.py old="/tmp/old/target/release/strata run --" \\
-           new="target/release/strata run --" \\
-           empty="target/release/strata run --policy empty.toml --"
-  (native is always measured; run from anywhere: the tree is made in a temporary directory)
+           new="$PWD/target/release/strata run --" \\
+           empty="$PWD/target/release/strata run --policy $PWD/empty.toml --"
+  (native is always measured; the tree is made in a temporary directory, where the drivers run:
+  give absolute paths)
 """
 import argparse
 import os
@@ -23,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import Drivers, build_driver, median_interval, ratios, rotated  # noqa: E402
+from benchlib import Drivers, build_driver, median_interval, ratios  # noqa: E402
 from policy import build_setup, compile_commands  # noqa: E402  (run-policy.sh's build tree)
 
 
@@ -53,16 +54,10 @@ def main():
         try:
             for k, prefix in configs.items():
                 drivers.start(k, prefix)
-            n = 0
-            for r in range(a.rounds):
-                for i in range(len(cmds)):
-                    order = rotated(keys, n)
-                    n += 1
-                    for k in order:
-                        status, cp, _ = drivers.ask(k, i)
-                        if status != 0:
-                            sys.exit(f"compiles-in-turn: compile {i} under {k}: wait status {status}")
-                        cpu[k][(r, i)] = cp
+            for r, i, k, (status, cp, _) in drivers.in_turn(keys, a.rounds, len(cmds)):
+                if status != 0:
+                    sys.exit(f"compiles-in-turn: compile {i} under {k}: wait status {status}")
+                cpu[k][(r, i)] = cp
         finally:
             drivers.close()
         print(f"bench/compiles-in-turn.py: {a.rounds} rounds of {len(cmds)} compiles; CPU per compile, "

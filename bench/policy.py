@@ -1503,18 +1503,15 @@ def exp_compiles(c):
                           f"{tail((c.work / f'driver-{cfg.key}.err').read_text(errors='replace'))}")
                 drivers.drop(cfg.key)
         keys = [cfg.key for cfg in configs if cfg.key in drivers.procs]
-        n = 0
-        for r in range(a.compile_rounds):
-            log(f"compiles: round {r + 1}/{a.compile_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
-            for i in range(len(cmds)):
-                order = rotated(keys, n)
-                n += 1
-                for k in order:
-                    status, cp, wl = drivers.ask(k, i)
-                    if status != 0:
-                        problems.append(f"{k}: compile {i} (round {r + 1}) status {status}")
-                        continue
-                    cpu[k][(r, i)], wall[k][(r, i)] = cp, wl
+        logged = -1
+        for r, i, k, (status, cp, wl) in drivers.in_turn(keys, a.compile_rounds, len(cmds)):
+            if r != logged:
+                logged = r
+                log(f"compiles: round {r + 1}/{a.compile_rounds} ({time.monotonic() - c.t_start:.0f}s so far)")
+            if status != 0:
+                problems.append(f"{k}: compile {i} (round {r + 1}) status {status}")
+                continue
+            cpu[k][(r, i)], wall[k][(r, i)] = cp, wl
     finally:
         drivers.close()
     rows = ["| configuration | CPU per compile (median) | per-compile CPU ratio to native (median, 95% interval) | "

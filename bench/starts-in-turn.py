@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import Drivers, build_driver, median_interval, rotated  # noqa: E402
+from benchlib import Drivers, build_driver, median_interval  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,15 +86,9 @@ def main():
         try:
             for k, prefix in configs.items():
                 drivers.start(k, prefix)
-            n = 0
-            for _ in range(a.rounds):
-                for i in range(len(cmds)):
-                    order = rotated(keys, n)
-                    n += 1
-                    for k in order:
-                        status, cp, _ = drivers.ask(k, i)
-                        # (A command the configuration refuses, as a policy may: n/a.)
-                        cpu[k][i].append(cp if status == 0 else None)
+            for _, i, k, (status, cp, _) in drivers.in_turn(keys, a.rounds, len(cmds)):
+                # (A command the configuration refuses, as a policy may: n/a.)
+                cpu[k][i].append(cp if status == 0 else None)
         finally:
             drivers.close()
         print(f"bench/starts-in-turn.py: {a.rounds} rounds; CPU per start (wait4 rusage), "

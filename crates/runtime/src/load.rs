@@ -477,7 +477,7 @@ fn map_elf(f: &File, p: &Plan, hint: usize) -> Result<usize, isize> {
     // without sharing a page. The later ones are mapped over it; a hole
     // between two is made inaccessible. Not for an interpreter placed where
     // the kernel chooses: it needs the room below kept free (below), which
-    // the kernel's choice alone leaves too small about once in a hundred
+    // the kernel's choice alone leaves too small about once in 130
     // starts (a gap it fills almost exactly), and its text image is then of
     // no use.
     let spans = !(p.pie && hint == 0)

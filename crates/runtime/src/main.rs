@@ -123,13 +123,7 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
 #[no_mangle]
 pub extern "C" fn strata_rt_stack() -> usize {
     touch_small_bss();
-    match thread::claim_main() {
-        Some(top) => top,
-        None => {
-            out::Line::new().str("strata: cannot allocate thread state\n").emit();
-            sys::exit_group(126)
-        }
-    }
+    thread::claim_main()
 }
 
 extern "C" {

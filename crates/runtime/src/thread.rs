@@ -362,8 +362,8 @@ static MAIN: AtomicPtr<Thread> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Claims the main thread's state before anything else runs, and returns
 /// the top of its strata stack (16-byte aligned), on which the start-up
-/// then runs (asm.rs `_start`). None when memory is exhausted.
-pub fn claim_main() -> Option<usize> {
+/// then runs (asm.rs `_start`). Cannot fail: the region is strata-rt's own.
+pub fn claim_main() -> usize {
     // SAFETY: the process's first claim, before anything else runs: the
     // region is zeroed and unused, and the pool empty.
     let t = unsafe { region_state(core::ptr::addr_of_mut!(MAIN_REGION) as usize) };
@@ -371,10 +371,10 @@ pub fn claim_main() -> Option<usize> {
     POOL[0].store(t, Ordering::Release);
     MAIN.store(t, Ordering::Relaxed);
     // SAFETY: just claimed, ours alone.
-    Some(unsafe { (*t).boot_sp })
+    unsafe { (*t).boot_sp }
 }
 
-/// The state `claim_main` claimed (the process exits when it cannot).
+/// The state `claim_main` claimed.
 pub fn main_state() -> *mut Thread {
     MAIN.load(Ordering::Relaxed)
 }
