@@ -116,9 +116,15 @@ class Drivers:
 
     def ask(self, key, i):
         p = self.procs[key]
-        p.stdin.write(f"{i}\n")
-        p.stdin.flush()
-        f = p.stdout.readline().split()
+        try:
+            p.stdin.write(f"{i}\n")
+            p.stdin.flush()
+            f = p.stdout.readline().split()
+        except BrokenPipeError:
+            f = []
+        if not f and p.poll() is not None:
+            raise RuntimeError(f"{key}: the driver exited with status {p.returncode} before command {i} "
+                               f"(its command: {' '.join(p.args)}; run in {self.cwd})")
         if len(f) != 4 or int(f[0]) != i:
             raise RuntimeError(f"{key}: the driver answered {f!r} for command {i}")
         return int(f[1]), int(f[2]) / 1e9, int(f[3]) / 1e9

@@ -121,6 +121,23 @@ const fn kinds() -> [u8; crate::stack::NRS] {
     t
 }
 
+/// Whether `bottom` would re-issue call `nr` (arguments `a(0..6)`)
+/// unchanged and do nothing after it, told before the call: the fast path
+/// then issues it from its entry, as it does a call the bottom does not
+/// own (fast.rs). The opens and readlinks of a build (a compile makes a
+/// thousand readlinks) are looked at for the few /proc/self files strata
+/// answers, and are almost never one.
+#[inline]
+pub fn bottom_passes(nr: usize, a: impl Fn(usize) -> u64) -> bool {
+    match nr {
+        n if n == S(Sysno::readlink) => !process::names_own_exe(sys::AT_FDCWD as u64, a(0)),
+        n if n == S(Sysno::readlinkat) => !process::names_own_exe(a(0), a(1)),
+        n if n == S(Sysno::open) => procfs::passes(a(0)),
+        n if n == S(Sysno::openat) => procfs::passes(a(1)),
+        _ => false,
+    }
+}
+
 /// The bottom of the stack: strata's own handling of call `nr`. Returns the
 /// result, or None when it replaced the whole register state in `uc`.
 pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Option<isize> {
@@ -168,8 +185,8 @@ pub fn bottom(t: &mut Thread, uc: &mut UContext, nr: usize, a: [u64; 6]) -> Opti
                 process::exit_thread(t, a[0] as usize, nr)
             }
         }
-        n if n == S(Sysno::open) => procfs::open(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a),
-        n if n == S(Sysno::openat) => procfs::open(uc, nr, a[0], a[1], a[2], a),
+        n if n == S(Sysno::open) => procfs::open(uc, nr, a[0], a[1], a),
+        n if n == S(Sysno::openat) => procfs::open(uc, nr, a[1], a[2], a),
         n if n == S(Sysno::brk) => process::brk(a[0] as usize) as isize,
         n if n == S(Sysno::readlink) => process::readlink(uc, nr, sys::AT_FDCWD as u64, a[0], a[1], a[2], a),
         n if n == S(Sysno::readlinkat) => process::readlink(uc, nr, a[0], a[1], a[2], a[3], a),

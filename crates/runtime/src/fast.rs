@@ -497,7 +497,11 @@ unsafe extern "C" fn strata_fast(args: *const u64, nr: usize) -> u64 {
     // SAFETY: per contract, six u64 in a row (rdi, rsi, rdx, r10, r8, r9).
     let arg = |i: usize| unsafe { core::ptr::read_volatile(args.add(i)) };
     let first = crate::stack::first(nr);
-    if k & (kind::BOTTOM | kind::MASKING) == 0 && crate::stack::before_only(nr) {
+    // (A call the bottom owns but would only re-issue, no layer wanting it,
+    // is issued the same way.)
+    if (k & (kind::BOTTOM | kind::MASKING) == 0 && crate::stack::before_only(nr))
+        || (k & kind::MASKING == 0 && first == crate::stack::NO_LAYER && crate::dispatch::bottom_passes(nr, arg))
+    {
         // Nothing of strata runs after this call (nobody wants it, or only
         // `before` hooks, which may serve it): the entry issues it, so that
         // no return from a function entered before it follows the

@@ -392,13 +392,7 @@ pub fn brk(addr: usize) -> usize {
 
 /// readlink/readlinkat: /proc/self/exe names the program, not strata-rt.
 pub fn readlink(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, buf: u64, size: u64, a: [u64; 6]) -> isize {
-    let mut raw = [0u8; 64];
-    let Ok(n) = sys::read_user_cstr(path_p as usize, &mut raw) else {
-        return passthrough(uc, nr, a);
-    };
-    let p = &raw[..n];
-    let absolute = p.first() == Some(&b'/');
-    if !(absolute || dirfd as i64 == sys::AT_FDCWD as i64) || !is_own_exe_link(p) {
+    if !names_own_exe(dirfd, path_p) {
         return passthrough(uc, nr, a);
     }
     if size as i64 <= 0 {
@@ -410,6 +404,20 @@ pub fn readlink(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, buf: u64, siz
         Ok(()) => len as isize,
         Err(e) => -e,
     }
+}
+
+/// Whether readlinkat(dirfd, path at `path_p`) asks for the process's own
+/// exe link (an absolute /proc path; anything else `readlink` re-issues
+/// unchanged, dispatch::bottom_passes).
+#[inline]
+pub fn names_own_exe(dirfd: u64, path_p: u64) -> bool {
+    let mut raw = [0u8; 64];
+    let Ok(n) = sys::read_user_cstr(path_p as usize, &mut raw) else {
+        return false;
+    };
+    let p = &raw[..n];
+    let absolute = p.first() == Some(&b'/');
+    (absolute || dirfd as i64 == sys::AT_FDCWD as i64) && is_own_exe_link(p)
 }
 
 fn is_own_exe_link(p: &[u8]) -> bool {

@@ -53,14 +53,24 @@ fn which(p: &[u8]) -> Option<Which> {
     }
 }
 
-/// open/openat.
-pub fn open(uc: &UContext, nr: usize, dirfd: u64, path_p: u64, flags: u64, a: [u64; 6]) -> isize {
+/// Which of the files above the path at `path_p` names (only absolute
+/// /proc paths are recognised), if any.
+fn special(path_p: u64) -> Option<Which> {
     let mut raw = [0u8; 48];
-    let Ok(n) = sys::read_user_cstr(path_p as usize, &mut raw) else {
-        return passthrough(uc, nr, a);
-    };
-    let _ = dirfd; // only absolute /proc paths are recognised
-    let Some(w) = which(&raw[..n]) else {
+    let n = sys::read_user_cstr(path_p as usize, &mut raw).ok()?;
+    which(&raw[..n])
+}
+
+/// Whether open/openat of the path at `path_p` is re-issued unchanged by
+/// `open` (dispatch::bottom_passes).
+#[inline]
+pub fn passes(path_p: u64) -> bool {
+    special(path_p).is_none()
+}
+
+/// open/openat.
+pub fn open(uc: &UContext, nr: usize, path_p: u64, flags: u64, a: [u64; 6]) -> isize {
+    let Some(w) = special(path_p) else {
         return passthrough(uc, nr, a);
     };
     let (at, len) = match w {
