@@ -19,8 +19,9 @@ not set up). Every attack is run
 
 A few run as `nobody` too. The file-system attacks are also judged by the
 file system itself after the run. Further tests hand the program IPv4 sockets
-it did not create, attack builtin:loopback-only's address rules, and open
-another strata session's state file.
+it did not create, attack builtin:loopback-only's address rules, signal a
+process outside the run, reach an abstract UNIX socket made outside it, and
+open another strata session's state file.
 """
 import glob
 import os
@@ -104,7 +105,7 @@ def built(out_dir) -> dict:
     BIN.mkdir(exist_ok=True)
     os.chmod(BIN, 0o755)
     exes = {a.name: build(a.name) for a in ATTACKS}
-    for extra in ("inherited_socket", "loopback_only", "session_files"):
+    for extra in ("inherited_socket", "loopback_only", "session_files", "signal_outside", "abstract_unix"):
         exes[extra] = build(extra)
     build("static_probe", static=True)  # found next to exec_static and reexec_rt
     return exes
@@ -304,10 +305,12 @@ def datagrams(udp) -> list:
         return got
 
 
-def inherited(built, prefix, inet) -> (Result, list):
+def inherited(built, prefix, inet, with_udp=True) -> (Result, list):
+    """Runs inherited_socket with the three sockets (without the UDP one, whose argument is
+    then -1: its sends fail with EBADF)."""
     port, given, udp = inet
-    fds = [s.fileno() for s in given]
-    r = go([*prefix, built["inherited_socket"], port, *fds], pass_fds=fds)
+    fds = [s.fileno() for s in (given if with_udp else given[:2])]
+    r = go([*prefix, built["inherited_socket"], port, *fds, *([] if with_udp else [-1])], pass_fds=fds)
     return r, datagrams(udp)
 
 
@@ -319,16 +322,33 @@ def test_inherited_sockets_natively(built, inet):
 
 def test_inherited_tcp_sockets_under_policy(built, policy_supported, inet):
     """bind and connect on IPv4 sockets the program never created: Landlock's TCP rules."""
-    r, _ = inherited(built, [STRATA, "run", *POLICIES, "--"], inet)
+    r, _ = inherited(built, [STRATA, "run", *POLICIES, "--"], inet, with_udp=False)
     blocked(Attack("inherited_socket"), r)
 
 
-@pytest.mark.xfail(strict=True, reason="documented (docs/policy.md, policy check): UDP and send are in-process only; "
-                                       "a socket the program did not create is not stopped by seccomp's socket rule")
-def test_inherited_udp_socket_under_policy(built, policy_supported, inet):
-    """Datagrams sent on an inherited UDP socket must not leave under no-network."""
+def test_inherited_udp_socket_stops_the_start(built, policy_supported, inet):
+    """A UDP socket the program would inherit under no-network: seccomp cannot read where its
+    sends go, so strata refuses to start (exit status 2, naming the descriptor and what to do)
+    and nothing runs: no datagram leaves."""
+    port, given, udp = inet
+    fd = given[2].fileno()
     r, arrived = inherited(built, [STRATA, "run", *POLICIES, "--"], inet)
-    assert not arrived, f"datagrams {arrived} left through an inherited UDP socket under builtin:no-network:\n{r.show()}"
+    assert r.status == 2 and r.stdout == b"", r.show()
+    assert f"descriptor {fd} is an inherited IPv4 datagram socket".encode() in r.stderr, r.show()
+    assert b'network.inherited = "allow"' in r.stderr, r.show()
+    assert arrived == [], f"datagrams {arrived} left although strata refused to start:\n{r.show()}"
+
+
+def test_inherited_udp_socket_let_in_is_checked_in_process(built, policy_supported, inet, tmp_path):
+    """network.inherited = "allow" lets it in, with the rules held in-process only (docs/policy.md,
+    Limits): a send through libc is refused by strata's layer, with a line naming the rule."""
+    policy = tmp_path / "inherited.toml"
+    policy.write_text('[network]\ndefault = "deny"\ninherited = "allow"\n\n'
+                      '[[network.rule]]\naction = "allow"\nfamily = "unix"\n')
+    r, arrived = inherited(built, [STRATA, "run", "--policy", policy, "--"], inet)
+    assert "udp-libc" not in arrived, f"the libc send left under the policy:\n{r.show()}"
+    assert re.search(rb"udp: libc sendto\(inherited UDP fd \d+, [^)]*\) = -\d+ -EACCES", r.stdout), r.show()
+    assert re.search(rb"strata: policy .*deny sendto\(.* by network\.default", r.stderr), r.show()
 
 
 def local_address():
@@ -380,6 +400,84 @@ def test_loopback_only_under_policy(built, policy_supported, anywhere):
     arrived = datagrams(udp)
     blocked(Attack("loopback_only"), r)
     assert not arrived, f"datagrams {arrived} reached {addr} under builtin:loopback-only:\n{r.show()}"
+
+
+# ------------------------------------------------------------------ processes and sockets outside the run
+
+
+def scopes_supported():
+    """Whether this kernel has Landlock's scopes (strata then holds process.signals and
+    network.abstract_unix by default): `strata policy check` lists them."""
+    r = run([str(STRATA), "policy", "check", "builtin:no-network"])
+    return b"process.signals" in r.stdout
+
+
+@pytest.fixture
+def victim():
+    """A process of the same user outside any sandbox, in a session of its own."""
+    p = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    yield p
+    p.kill()
+    p.wait()
+
+
+def test_signal_outside_natively(built, victim):
+    escaped_natively(Attack("signal_outside"), go([built["signal_outside"], victim.pid]))
+    assert victim.wait(timeout=10) == -signal.SIGTERM
+
+
+def test_signal_outside_under_policy(built, policy_supported, victim):
+    """kill, tgkill and pidfd_send_signal to a process outside the run, through libc, raw and
+    the gadget: refused by the kernel (Landlock's signal scope); signalling its own child works."""
+    if not scopes_supported():
+        pytest.skip("this kernel has no Landlock scopes (ABI 6, Linux 6.12)")
+    r = go([STRATA, "run", *POLICIES, "--", built["signal_outside"], victim.pid])
+    blocked(Attack("signal_outside"), r)
+    assert b"it was killed, as it should be" in r.stdout, r.show()
+    assert victim.poll() is None, "the victim outside the sandbox was killed"
+
+
+def test_signals_any_lifts_the_scope(built, policy_supported, victim, tmp_path):
+    """process.signals = "any": the policy's choice to let signals out (the test can fail)."""
+    policy = tmp_path / "signals.toml"
+    policy.write_text('[process]\nsignals = "any"\n')
+    r = go([STRATA, "run", "--policy", policy, "--", built["signal_outside"], victim.pid])
+    escaped_natively(Attack("signal_outside"), r)
+    assert victim.wait(timeout=10) == -signal.SIGTERM
+
+
+@pytest.fixture
+def abstract_listeners():
+    """A stream and a datagram AF_UNIX socket on abstract names, outside any sandbox."""
+    name = f"strata-test-{os.getpid()}-{time.monotonic_ns()}"
+    stream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stream.bind("\0" + name)
+    stream.listen()
+    dgram = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    dgram.bind("\0" + name + "-dgram")
+    dgram.settimeout(0.5)
+    yield name, dgram
+    stream.close()
+    dgram.close()
+
+
+def test_abstract_unix_natively(built, abstract_listeners):
+    name, dgram = abstract_listeners
+    escaped_natively(Attack("abstract_unix"), go([built["abstract_unix"], name]))
+    assert dgram.recv(100) == b"escaped"
+
+
+def test_abstract_unix_under_policy(built, policy_supported, abstract_listeners):
+    """Under no-network, an abstract socket made outside the run is out of reach (Landlock's
+    scope), through libc and the gadget; one the program makes itself still works."""
+    if not scopes_supported():
+        pytest.skip("this kernel has no Landlock scopes (ABI 6, Linux 6.12)")
+    name, dgram = abstract_listeners
+    r = go([STRATA, "run", *POLICIES, "--", built["abstract_unix"], name])
+    blocked(Attack("abstract_unix"), r)
+    assert b"(works, as it should)" in r.stdout, r.show()
+    with pytest.raises(socket.timeout):
+        dgram.recv(100)
 
 
 # ------------------------------------------------------------------ other sessions

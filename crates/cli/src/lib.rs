@@ -485,6 +485,7 @@ pub fn run(mut a: RunArgs) -> Result<Outcome, Error> {
             )
             .collect(),
     };
+    policy::kernel::check_inherited(&policies)?;
     let kernel = policy::kernel::Kernel::build(&policies, &needs)?;
     let mut cmd = Command::new(&rt);
     cmd.arg0(program).args(program_args);

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use landlock::{
     AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr,
-    RulesetCreatedAttr, ABI,
+    RulesetCreatedAttr, Scope, ABI,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Cmp, SeccompCondition as Cond, SeccompFilter,
@@ -45,7 +45,7 @@ use seccompiler::{
 use strata_ext_policy::spec::{kind, op, FAMILY_IP};
 use strata_syscall_table as table;
 
-use super::{Act, Network, Policy, PolicyError, ALWAYS_ALLOWED};
+use super::{Act, Network, Policy, PolicyError, Reach, ALWAYS_ALLOWED};
 
 /// Calls strata-rt makes for itself (or issues in the program's name with
 /// other arguments: execve of strata-rt, its own fork/clone handling). A
@@ -778,6 +778,56 @@ pub fn tcp_ports(n: &Network, o: u8) -> Option<BTreeSet<u16>> {
     Some(ports)
 }
 
+/// The Landlock ABI this kernel has (0: none).
+fn landlock_abi() -> i64 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: with a null attribute and size 0, this flag only asks for
+    // the ABI version; nothing is read or written.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    v.max(0)
+}
+
+/// The first Landlock ABI with scopes (Linux 6.12).
+const SCOPES_ABI: i64 = 6;
+
+/// The Landlock scopes of `p`'s ruleset: what its `Reach` rules keep inside
+/// the run, where this kernel has scopes (a rule the file names explicitly
+/// is an error without them; a default is left out). With the rule's label
+/// for an error.
+fn scopes(p: &Policy) -> Result<BitFlags<Scope>, PolicyError> {
+    let abi = landlock_abi();
+    let mut out = BitFlags::empty();
+    for (reach, scope, label) in [
+        (p.signals, Scope::Signal, "process.signals = \"inside\""),
+        (
+            p.abstract_unix,
+            Scope::AbstractUnixSocket,
+            "network.abstract_unix = \"inside\"",
+        ),
+    ] {
+        match reach {
+            Reach::Inside { .. } if abi >= SCOPES_ABI => out |= scope,
+            Reach::Inside { explicit: true } => {
+                return Err(bad(
+                    &p.name,
+                    format!(
+                        "the kernel cannot enforce {label}: it needs Landlock's scopes (ABI {SCOPES_ABI}, Linux 6.12), and this kernel has ABI {abi} (\"any\" lifts the rule; backstop = \"none\" runs the policy in-process only)"
+                    ),
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 /// The Landlock ruleset of one policy.
 fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
     let err = |e: &dyn std::fmt::Display| {
@@ -809,6 +859,10 @@ fn landlock(p: &Policy, needs: &Needs) -> Result<OwnedFd, PolicyError> {
         .map_err(|e| err(&e))?;
     if !handled_net.is_empty() {
         rs = rs.handle_access(handled_net).map_err(|e| err(&e))?;
+    }
+    let scoped = scopes(p)?;
+    if !scoped.is_empty() {
+        rs = rs.scope(scoped).map_err(|e| err(&e))?;
     }
     let mut c = rs.create().map_err(|e| err(&e))?;
     let file_rights = AccessFs::from_file(ABI_USED);
@@ -933,6 +987,96 @@ impl Kernel {
     }
 }
 
+/// What a socket the program would inherit is: (family, type), or None for
+/// a descriptor that is not a socket.
+fn socket_of(fd: i32) -> Option<(u16, u64)> {
+    let get = |opt: libc::c_int| -> Option<libc::c_int> {
+        let mut v: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `v` and `len` are valid for getsockopt to fill; a
+        // descriptor that is not a socket answers ENOTSOCK.
+        let r = unsafe { libc::getsockopt(fd, libc::SOL_SOCKET, opt, (&mut v as *mut libc::c_int).cast(), &mut len) };
+        (r == 0).then_some(v)
+    };
+    Some((get(libc::SO_DOMAIN)? as u16, get(libc::SO_TYPE)? as u64))
+}
+
+fn socket_text(family: u16, ty: u64) -> String {
+    let fam = match family {
+        1 => "AF_UNIX".to_string(),
+        2 => "IPv4".to_string(),
+        10 => "IPv6".to_string(),
+        16 => "AF_NETLINK".to_string(),
+        17 => "AF_PACKET".to_string(),
+        f => format!("family {f}"),
+    };
+    let ty = match ty {
+        1 => "stream",
+        2 => "datagram",
+        3 => "raw",
+        5 => "seqpacket",
+        _ => "other",
+    };
+    format!("{fam} {ty} socket")
+}
+
+/// Refuses to start when the program would inherit a socket that a
+/// kernel-enforced policy's seccomp rule would not let it make
+/// (`socket()` of that family and type is refused), unless the policy says
+/// `network.inherited = "allow"`: seccomp cannot read where a send goes, so
+/// on such a socket the policy's network rules would hold in-process only.
+/// An IPv4 or IPv6 stream socket is let in where Landlock holds TCP bind
+/// and connect (its accepted and established connections are channels the
+/// parent gave). Looks at the launcher's own descriptors that are not
+/// close-on-exec: those the program gets.
+pub fn check_inherited(policies: &[Policy]) -> Result<(), PolicyError> {
+    let active: Vec<(&Policy, &Network)> = policies
+        .iter()
+        .filter(|p| p.kernel_enforced())
+        .filter_map(|p| p.net.as_ref().filter(|n| !n.inherited_allowed).map(|n| (p, n)))
+        .collect();
+    if active.is_empty() {
+        return Ok(());
+    }
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        return Ok(());
+    };
+    let mut fds: Vec<i32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect();
+    fds.sort_unstable();
+    for fd in fds {
+        // SAFETY: F_GETFD on a descriptor number only reads its flags (the
+        // directory's own descriptor, gone by now, answers EBADF).
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        if flags < 0 || flags & libc::FD_CLOEXEC != 0 {
+            continue;
+        }
+        let Some((family, ty)) = socket_of(fd) else {
+            continue;
+        };
+        for &(p, n) in &active {
+            let layer = strata_ext_policy::Sandbox::from_policy(parse_compiled(p)?);
+            if layer.socket_allowed(family, ty & 0xf) {
+                continue;
+            }
+            let tcp_held = matches!(family, 2 | 10)
+                && ty & 0xf == 1
+                && tcp_ports(n, op::BIND).is_some()
+                && tcp_ports(n, op::CONNECT).is_some();
+            if tcp_held {
+                continue;
+            }
+            return Err(bad(
+                &p.name,
+                format!(
+                    "descriptor {fd} is an inherited {}, which this policy does not let the program make; the kernel could not hold the network rules on it (seccomp cannot read where a send goes): close it before starting strata (e.g. `{fd}>&-`), or set network.inherited = \"allow\" to let it in, checked in-process only",
+                    socket_text(family, ty & 0xf)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// How one rule is enforced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum How {
@@ -1049,6 +1193,32 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
                 How::InProcess("addresses, ports of UDP, and per-operation rules are decided in-process".into())
             };
             out.push((r.label.clone(), how));
+        }
+    }
+    let scoped = scopes(p).unwrap_or_default();
+    for (reach, scope, label, what) in [
+        (
+            p.signals,
+            Scope::Signal,
+            "process.signals = \"inside\"",
+            "Landlock scope: a signal to a process outside this run is refused (EPERM)",
+        ),
+        (
+            p.abstract_unix,
+            Scope::AbstractUnixSocket,
+            "network.abstract_unix = \"inside\"",
+            "Landlock scope: connecting or sending to an abstract UNIX socket made outside this run is refused (EPERM)",
+        ),
+    ] {
+        if let Reach::Inside { explicit } = reach {
+            if scoped.contains(scope) {
+                let label = if explicit {
+                    label.to_string()
+                } else {
+                    format!("{label} (the default)")
+                };
+                out.push((label, How::Kernel(what)));
+            }
         }
     }
     if p.max_threads > 0 {

@@ -124,6 +124,24 @@ pub struct Network {
     pub default: Act,
     pub errno: i32,
     pub rules: Vec<NetRule>,
+    /// `network.inherited = "allow"`: sockets the program inherits are let
+    /// in even when the kernel could not hold the rules on them
+    /// (kernel::check_inherited); by default such a socket stops the start.
+    pub inherited_allowed: bool,
+}
+
+/// Whom the program may reach beyond the processes of its own run, for
+/// what Landlock's scopes hold (signals, abstract UNIX sockets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Only processes of this run (the kernel's Landlock domain of the
+    /// sandbox). `explicit` when the file says so: then a kernel without
+    /// Landlock's scopes is an error; a default holds where the kernel has
+    /// them.
+    Inside {
+        explicit: bool,
+    },
+    Any,
 }
 
 /// A checked policy.
@@ -141,6 +159,11 @@ pub struct Policy {
     pub net: Option<Network>,
     pub max_threads: u32,
     pub max_children: u32,
+    /// `process.signals`: signals to processes outside this run.
+    pub signals: Reach,
+    /// `network.abstract_unix`: connecting to abstract UNIX sockets made
+    /// outside this run.
+    pub abstract_unix: Reach,
     /// (RLIMIT_*, value, label).
     pub rlimits: Vec<(i32, u64, String)>,
     pub audit: bool,
@@ -204,6 +227,8 @@ struct PathsToml {
 struct NetToml {
     default: Option<Spanned<String>>,
     errno: Option<Spanned<String>>,
+    abstract_unix: Option<Spanned<String>>,
+    inherited: Option<Spanned<String>>,
     #[serde(default)]
     rule: Vec<NetRuleToml>,
 }
@@ -226,6 +251,7 @@ struct NetRuleToml {
 struct ProcToml {
     max_threads: Option<Spanned<i64>>,
     max_children: Option<Spanned<i64>>,
+    signals: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -300,6 +326,18 @@ impl Ctx<'_> {
                     "unknown errno '{v}' (one of {} or a number 1..4095)",
                     ERRNOS.map(|(n, _)| n).join(", ")
                 ),
+            ),
+        }
+    }
+
+    /// `inside` or `any`.
+    fn reach(&self, s: &Spanned<String>, what: &str) -> Result<Reach, PolicyError> {
+        match s.get_ref().as_str() {
+            "inside" => Ok(Reach::Inside { explicit: true }),
+            "any" => Ok(Reach::Any),
+            v => self.err(
+                Some(s.span().start),
+                format!("{what} must be inside or any (got '{v}')"),
             ),
         }
     }
@@ -380,6 +418,8 @@ pub fn parse(text: &str, source: &str, base: &Path, audit: bool) -> Result<Polic
         net: None,
         max_threads: 0,
         max_children: 0,
+        signals: Reach::Inside { explicit: false },
+        abstract_unix: Reach::Any,
         rlimits: Vec::new(),
         audit,
     };
@@ -432,7 +472,16 @@ pub fn parse(text: &str, source: &str, base: &Path, audit: bool) -> Result<Polic
         paths(&cx, s, &mut p)?;
     }
     if let Some(n) = &f.network {
-        p.net = Some(network(&cx, n, p.errno)?);
+        let net = network(&cx, n, p.errno)?;
+        p.abstract_unix = match &n.abstract_unix {
+            Some(s) => cx.reach(s, "network.abstract_unix")?,
+            // A network that denies by default is closed to the abstract
+            // sockets of the machine too, as a network namespace of its own
+            // would be (bubblewrap's --unshare-net).
+            None if net.default == Act::Deny => Reach::Inside { explicit: false },
+            None => Reach::Any,
+        };
+        p.net = Some(net);
     }
     if let Some(pr) = &f.process {
         let lim = |v: &Option<Spanned<i64>>, what: &str| -> Result<u32, PolicyError> {
@@ -446,6 +495,9 @@ pub fn parse(text: &str, source: &str, base: &Path, audit: bool) -> Result<Polic
         };
         p.max_threads = lim(&pr.max_threads, "max_threads")?;
         p.max_children = lim(&pr.max_children, "max_children")?;
+        if let Some(s) = &pr.signals {
+            p.signals = cx.reach(s, "process.signals")?;
+        }
     }
     if let Some(r) = &f.resources {
         let mut add = |v: &Option<Spanned<toml::Value>>, res: libc::__rlimit_resource_t, name: &str, sized: bool| {
@@ -657,7 +709,20 @@ fn network(cx: &Ctx, n: &NetToml, errno: i32) -> Result<Network, PolicyError> {
         default: Act::Allow,
         errno,
         rules: Vec::new(),
+        inherited_allowed: false,
     };
+    if let Some(i) = &n.inherited {
+        net.inherited_allowed = match i.get_ref().as_str() {
+            "refuse" => false,
+            "allow" => true,
+            v => {
+                return cx.err(
+                    Some(i.span().start),
+                    format!("network.inherited must be refuse or allow (got '{v}')"),
+                )
+            }
+        };
+    }
     if let Some(e) = &n.errno {
         net.errno = cx.errno(e)?;
     }

@@ -128,3 +128,35 @@ fn a_kind_allowed_under_the_root_is_not_restricted() {
     let e = err("[paths]\nread = [\"/\"]\ndeny = [\"/\"]\n");
     assert!(e.contains("contradictory") && e.contains("paths.read[0]"), "{e}");
 }
+
+#[test]
+fn reach_rules_default_and_parse() {
+    // Signals stay inside by default; abstract sockets when the network
+    // denies by default.
+    let p = ok("");
+    assert_eq!(p.signals, Reach::Inside { explicit: false });
+    assert_eq!(p.abstract_unix, Reach::Any);
+    let p = ok("[network]\ndefault = \"deny\"\n");
+    assert_eq!(p.abstract_unix, Reach::Inside { explicit: false });
+    assert!(!p.net.as_ref().unwrap().inherited_allowed);
+    let p = ok(
+        "[network]\ndefault = \"deny\"\nabstract_unix = \"any\"\ninherited = \"allow\"\n[process]\nsignals = \"any\"\n",
+    );
+    assert_eq!((p.signals, p.abstract_unix), (Reach::Any, Reach::Any));
+    assert!(p.net.as_ref().unwrap().inherited_allowed);
+    let p = ok("[network]\nabstract_unix = \"inside\"\n[process]\nsignals = \"inside\"\n");
+    assert_eq!(p.signals, Reach::Inside { explicit: true });
+    assert_eq!(p.abstract_unix, Reach::Inside { explicit: true });
+    let e = err("[process]\nsignals = \"outside\"\n");
+    assert!(
+        e.contains("line 2, column 11") && e.contains("process.signals must be inside or any"),
+        "{e}"
+    );
+    let e = err("[network]\nabstract_unix = 1\n");
+    assert!(e.contains("line 2"), "{e}");
+    let e = err("[network]\ninherited = \"keep\"\n");
+    assert!(
+        e.contains("line 2, column 13") && e.contains("network.inherited must be refuse or allow"),
+        "{e}"
+    );
+}
