@@ -134,6 +134,8 @@ const UNKNOWN: u64 = u64::MAX;
 enum Rule {
     /// A rule with a label.
     Named(Span),
+    /// Call `nr`, named at place `i` of the file's `syscalls.LIST`.
+    Listed { list: Span, i: u16, nr: u32 },
     /// Text of our own.
     Text(&'static str),
 }
@@ -288,7 +290,14 @@ impl Sandbox {
             Some(r) => Verdict {
                 act: r.act,
                 errno: r.errno,
-                rule: Rule::Named(r.label),
+                rule: match r.entry {
+                    0 => Rule::Named(r.label),
+                    e => Rule::Listed {
+                        list: r.label,
+                        i: e - 1,
+                        nr: n,
+                    },
+                },
             },
             _ => Verdict {
                 act: self.p.default,
@@ -322,7 +331,7 @@ impl Sandbox {
         let v = self.path_verdict(k, path);
         let label = match v.rule {
             Rule::Named(s) => Some(s),
-            Rule::Text(_) => None,
+            Rule::Listed { .. } | Rule::Text(_) => None,
         };
         (v.act, v.errno, label)
     }
@@ -1192,6 +1201,11 @@ impl Sandbox {
         match v.rule {
             Rule::Named(s) => {
                 let _ = l.write_str(core::str::from_utf8(self.p.text(s)).unwrap_or("?"));
+            }
+            Rule::Listed { list, i, nr } => {
+                let list = core::str::from_utf8(self.p.text(list)).unwrap_or("?");
+                let name = strata_syscall_table::name(nr as usize).unwrap_or("?");
+                let _ = write!(l, "syscalls.{list}[{i}] \"{name}\"");
             }
             Rule::Text(t) => {
                 let _ = l.write_str(t);

@@ -13,6 +13,11 @@
 //! default=ACT,ERRNO                   calls no sys= item names
 //! audit                               log instead of denying
 //! sys=NR[+NR...],ACT,ERRNO,LABEL     calls' rule
+//! sysl=LIST,ACT,ERRNO,NR:I[+NR:I...] calls named one by one in the file's
+//!                                     syscalls.LIST: each call's label is
+//!                                     `syscalls.LIST[I] "NAME"`, made when a line
+//!                                     is logged (the launch configuration is
+//!                                     handled byte by byte at every exec)
 //! path=KINDS,ACT,ERRNO,PREFIX,LABEL   KINDS: letters r w c x
 //! restrict=KINDS,ERRNO                kinds allowed only where a path= allows them
 //! net=OPS,ACT,ERRNO,FAMILY,ADDR,PORTS,PROTO,LOG,LABEL
@@ -102,8 +107,11 @@ pub struct Span {
 pub struct SysRule {
     pub act: Act,
     pub errno: u16,
-    /// Empty: the call is not listed (the default applies).
+    /// Empty: the call is not listed (the default applies). For a `sysl=`
+    /// item, the list's name.
     pub label: Span,
+    /// 1 + the call's place in its list, for a `sysl=` item; 0 otherwise.
+    pub entry: u16,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -334,6 +342,7 @@ impl Policy {
                         act: act_of(f[1])?,
                         errno: errno(f[2])?,
                         label: self.put(f[3])?,
+                        entry: 0,
                     };
                     self.sys_rules
                         .try_push(rule)
@@ -341,6 +350,25 @@ impl Policy {
                     let at = self.sys_rules.len() as u16; // 1 + its index
                     for n in f[0].split('+') {
                         let nr = num(n, "number")? as usize;
+                        *self.sys_at.get_mut(nr).ok_or_else(|| bad("number", item))? = at;
+                    }
+                }
+                "sysl" => {
+                    let (a, e) = (act_of(f[1])?, errno(f[2])?);
+                    let list = self.put(f[0])?;
+                    for n in f[3].split('+') {
+                        let (nr, i) = n.split_once(':').ok_or_else(|| bad("number", item))?;
+                        let (nr, i) = (num(nr, "number")? as usize, num(i, "place")?);
+                        let entry = u16::try_from(i + 1).map_err(|_| bad("place", item))?;
+                        self.sys_rules
+                            .try_push(SysRule {
+                                act: a,
+                                errno: e,
+                                label: list,
+                                entry,
+                            })
+                            .map_err(|_| Bad::Msg("policy: too many call rules"))?;
+                        let at = self.sys_rules.len() as u16; // 1 + its index
                         *self.sys_at.get_mut(nr).ok_or_else(|| bad("number", item))? = at;
                     }
                 }

@@ -91,6 +91,10 @@ pub struct SysRule {
     pub act: Act,
     pub errno: i32,
     pub label: String,
+    /// The call's place in its `syscalls` list when it is named there one
+    /// by one (not by a class): its label is then `syscalls.LIST[I] "NAME"`,
+    /// which the layer makes itself (`sysl=` in [`Policy::compiled`]).
+    pub entry: Option<usize>,
 }
 
 /// One path rule.
@@ -461,6 +465,7 @@ pub fn parse(text: &str, source: &str, base: &Path, audit: bool) -> Result<Polic
                             act: Act::Allow,
                             errno: p.errno,
                             label: "always allowed".into(),
+                            entry: None,
                         },
                     );
                 }
@@ -637,6 +642,7 @@ fn syscalls(cx: &Ctx, s: &SysToml, p: &mut Policy) -> Result<(), PolicyError> {
                         act,
                         errno: errnos.get(sc).copied().unwrap_or(p.errno),
                         label: label.clone(),
+                        entry: (!is_class).then_some(i),
                     },
                 );
             }
@@ -976,16 +982,29 @@ impl Policy {
         } else if self.backstop != Backstop::None {
             s.push_str(";kernel");
         }
-        // Calls with the same rule go in one item.
+        // Calls with the same rule go in one item; calls named one by one
+        // in a list, with their places (the layer makes their labels: the
+        // configuration is handled byte by byte at every exec).
         let mut groups: BTreeMap<(&str, i32, &str), Vec<String>> = BTreeMap::new();
+        let mut listed: BTreeMap<(&str, i32), Vec<String>> = BTreeMap::new();
         for (nr, r) in &self.sys {
-            groups
-                .entry((r.act.as_str(), r.errno, r.label.as_str()))
-                .or_default()
-                .push(nr.to_string());
+            match r.entry {
+                Some(i) => listed
+                    .entry((r.act.as_str(), r.errno))
+                    .or_default()
+                    .push(format!("{nr}:{i}")),
+                None => groups
+                    .entry((r.act.as_str(), r.errno, r.label.as_str()))
+                    .or_default()
+                    .push(nr.to_string()),
+            }
         }
         for ((act, errno, label), nrs) in groups {
             let _ = write!(s, ";sys={},{act},{errno},{}", nrs.join("+"), pct(label.as_bytes()));
+        }
+        for ((act, errno), nrs) in listed {
+            // (The list is the action's: syscalls.allow, .deny, .log.)
+            let _ = write!(s, ";sysl={act},{act},{errno},{}", nrs.join("+"));
         }
         if self.restricted != 0 {
             let _ = write!(s, ";restrict={},{}", kinds_text(self.restricted), self.errno);
