@@ -244,19 +244,22 @@ def test_site_cache_kept_across_runs(tmp_path):
 NO_TABLES_SRC = r"""
 void _start(void) {
     __asm__ volatile("mov $1, %%eax; mov $1, %%edi; lea msg(%%rip), %%rsi; mov $3, %%edx; syscall\n"
-                     "mov $231, %%eax; xor %%edi, %%edi; syscall\n"
+                     "mov $EXIT, %%eax; xor %%edi, %%edi; syscall\n"
                      "msg: .ascii \"hi\\n\"" ::: "rax", "rdi", "rsi", "rdx", "rcx", "r11", "memory");
 }
 """
 
 
-def test_code_without_unwind_tables_is_scanned_once(tmp_path):
+@pytest.mark.parametrize("exit_nr", [231, 60], ids=["exit_group", "exit"])
+def test_code_without_unwind_tables_is_scanned_once(tmp_path, exit_nr):
     """A static program without unwind tables has nothing a scan can find (its sites are
     rewritten at their first traps): the site cache says so, and a later process (here the
-    next run, through the kept cache) neither scans it again nor maps the scan's buffer."""
+    next run, through the kept cache) neither scans it again nor maps the scan's buffer.
+    The counts are the process's whether it ends with exit_group or with exit (from its
+    only thread)."""
     from conftest import STRATA
     src, exe = tmp_path / "hi.c", tmp_path / "hi"
-    src.write_text(NO_TABLES_SRC)
+    src.write_text(NO_TABLES_SRC.replace("EXIT", str(exit_nr)))
     subprocess.run(["gcc", "-O2", "-static", "-nostdlib", "-o", str(exe), str(src)], check=True)
     headers = subprocess.run(["readelf", "-lW", str(exe)], capture_output=True, text=True).stdout
     assert "GNU_EH_FRAME" not in headers, headers

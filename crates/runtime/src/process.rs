@@ -175,7 +175,10 @@ unsafe fn prepare_boot_frame(c: &mut Thread, uc: &UContext, newsp: u64) {
 
 /// exit(2) of one thread, or exit_group(2): free the state as it goes.
 pub fn exit_thread(t: &mut Thread, code: usize, nr: usize) -> ! {
-    crate::rewrite::flush_stats(t, nr == Sysno::exit_group as usize);
+    // The process's own counts go with its last thread, whichever call
+    // ends it (a program may end with exit: its only thread's).
+    let last = nr == Sysno::exit_group as usize || crate::thread::live_count() <= 1;
+    crate::rewrite::flush_stats(t, last);
     // Nothing more for this thread (on the fast path the program's mask is
     // the real one: a signal for the process stays for another thread).
     sys::set_sigmask(!0);
