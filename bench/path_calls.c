@@ -8,8 +8,9 @@
  *   gcc -O2 -o /tmp/path_calls bench/path_calls.c
  *   taskset -c 1 /tmp/path_calls
  *   taskset -c 1 target/release/strata run -- /tmp/path_calls
- *   taskset -c 1 target/release/strata run --policy bench/policies/build.toml -- /tmp/path_calls
- * (The pread64 loop reads descriptor 3: run it with `3</usr/include/stdio.h`.) */
+ *   mkdir -p out && taskset -c 1 target/release/strata run --policy bench/policies/build.toml -- /tmp/path_calls
+ * (build.toml lets ./out be written: it must exist where strata runs. The pread64 loop
+ * reads descriptor 3: run each with `3</usr/include/stdio.h`.) */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>

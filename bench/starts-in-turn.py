@@ -61,7 +61,9 @@ def main():
     ap.add_argument("configs", nargs="*", help="NAME=PREFIX: another configuration")
     a = ap.parse_args()
     # (The drivers run in a temporary directory.)
-    a.policy, a.strata = str(Path(a.policy).resolve()), str(Path(a.strata).resolve())
+    a.policy = str(Path(a.policy).resolve())
+    if "/" in a.strata:
+        a.strata = str(Path(a.strata).resolve())
     names = {"native", "strata", "policy"} | {c.partition("=")[0] for c in a.configs}
     pairs = [p.split("-", 1) for p in a.pair]
     for p in pairs:

@@ -406,10 +406,12 @@ def test_loopback_only_under_policy(built, policy_supported, anywhere):
 
 
 def scopes_supported():
-    """Whether this kernel has Landlock's scopes (strata then holds process.signals and
-    network.abstract_unix by default): `strata policy check` lists them."""
-    r = run([str(STRATA), "policy", "check", "builtin:no-network"])
-    return b"process.signals" in r.stdout
+    """Whether this kernel has Landlock's scopes (ABI 6; strata then holds process.signals and
+    network.abstract_unix by default), asked of the kernel itself, not of strata."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    sys_landlock_create_ruleset, version_flag = 444, 1
+    return libc.syscall(sys_landlock_create_ruleset, None, ctypes.c_size_t(0), ctypes.c_uint(version_flag)) >= 6
 
 
 @pytest.fixture
@@ -434,7 +436,8 @@ def test_signal_outside_under_policy(built, policy_supported, victim):
     r = go([STRATA, "run", *POLICIES, "--", built["signal_outside"], victim.pid])
     blocked(Attack("signal_outside"), r)
     assert b"it was killed, as it should be" in r.stdout, r.show()
-    assert victim.poll() is None, "the victim outside the sandbox was killed"
+    with pytest.raises(subprocess.TimeoutExpired):  # (a signal that got through would end it by then)
+        victim.wait(timeout=0.5)
 
 
 def test_signals_any_lifts_the_scope(built, policy_supported, victim, tmp_path):

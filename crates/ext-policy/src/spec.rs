@@ -359,7 +359,10 @@ impl Policy {
                     for n in f[3].split('+') {
                         let (nr, i) = n.split_once(':').ok_or_else(|| bad("number", item))?;
                         let (nr, i) = (num(nr, "number")? as usize, num(i, "place")?);
-                        let entry = u16::try_from(i + 1).map_err(|_| bad("place", item))?;
+                        let entry = i
+                            .checked_add(1)
+                            .and_then(|e| u16::try_from(e).ok())
+                            .ok_or_else(|| bad("place", item))?;
                         self.sys_rules
                             .try_push(SysRule {
                                 act: a,

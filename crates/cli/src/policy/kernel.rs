@@ -818,7 +818,7 @@ fn scopes(p: &Policy) -> Result<BitFlags<Scope>, PolicyError> {
                 return Err(bad(
                     &p.name,
                     format!(
-                        "the kernel cannot enforce {label}: it needs Landlock's scopes (ABI {SCOPES_ABI}, Linux 6.12), and this kernel has ABI {abi} (\"any\" lifts the rule; backstop = \"none\" runs the policy in-process only)"
+                        "the kernel cannot enforce {label}: it needs Landlock's scopes (ABI {SCOPES_ABI}, Linux 6.12), and this kernel has ABI {abi}; the rule has no in-process half (\"any\" lifts it)"
                     ),
                 ))
             }
@@ -1038,10 +1038,20 @@ pub fn check_inherited(policies: &[Policy]) -> Result<(), PolicyError> {
     if active.is_empty() {
         return Ok(());
     }
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
-        return Ok(());
+    let mut fds: Vec<i32> = match std::fs::read_dir("/proc/self/fd") {
+        Ok(dir) => dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect(),
+        // Without /proc: every number up to the descriptor limit (at most
+        // 2^16 of them), F_GETFD telling which are open.
+        Err(_) => {
+            let mut lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: `lim` is a valid rlimit for getrlimit to fill.
+            unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+            (0..lim.rlim_cur.min(1 << 16) as i32).collect()
+        }
     };
-    let mut fds: Vec<i32> = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect();
     fds.sort_unstable();
     for fd in fds {
         // SAFETY: F_GETFD on a descriptor number only reads its flags (the
@@ -1195,7 +1205,12 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
             out.push((r.label.clone(), how));
         }
     }
-    let scoped = scopes(p).unwrap_or_default();
+    // (An explicit rule this kernel cannot hold: `scopes` is an error, and
+    // the rule is listed as not enforced.)
+    let (scoped, unheld) = match scopes(p) {
+        Ok(s) => (s, false),
+        Err(_) => (BitFlags::empty(), true),
+    };
     for (reach, scope, label, what) in [
         (
             p.signals,
@@ -1218,6 +1233,13 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
                     format!("{label} (the default)")
                 };
                 out.push((label, How::Kernel(what)));
+            } else if explicit && unheld {
+                out.push((
+                    label.to_string(),
+                    How::InProcess(
+                        "not enforced: this kernel has no Landlock scopes (ABI 6, Linux 6.12), and the rule has no in-process half; strata run refuses the policy".into(),
+                    ),
+                ));
             }
         }
     }

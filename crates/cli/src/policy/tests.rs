@@ -186,4 +186,9 @@ fn calls_named_one_by_one_are_compiled_with_their_places() {
     assert!(s.parse_into("v=1;sysl=deny,deny,13,101:x").is_err());
     let mut s = strata_ext_policy::spec::Policy::empty();
     assert!(s.parse_into("v=1;sysl=deny,deny,13,9999:0").is_err());
+    for place in ["4294967295", "65535", "99999999999"] {
+        let mut s = strata_ext_policy::spec::Policy::empty();
+        let text = format!("v=1;sysl=deny,deny,13,1:{place}");
+        assert!(s.parse_into(&text).is_err(), "{text}");
+    }
 }
