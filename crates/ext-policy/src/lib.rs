@@ -134,8 +134,9 @@ const UNKNOWN: u64 = u64::MAX;
 enum Rule {
     /// A rule with a label.
     Named(Span),
-    /// Call `nr`, named at place `i` of the file's `syscalls.LIST`.
-    Listed { list: Span, i: u16, nr: u32 },
+    /// Call `nr`, named at place `i` of the file's `syscalls` list of the
+    /// verdict's action.
+    Listed { i: u16, nr: u32 },
     /// Text of our own.
     Text(&'static str),
 }
@@ -292,11 +293,7 @@ impl Sandbox {
                 errno: r.errno,
                 rule: match r.entry {
                     0 => Rule::Named(r.label),
-                    e => Rule::Listed {
-                        list: r.label,
-                        i: e - 1,
-                        nr: n,
-                    },
+                    e => Rule::Listed { i: e - 1, nr: n },
                 },
             },
             _ => Verdict {
@@ -1202,10 +1199,9 @@ impl Sandbox {
             Rule::Named(s) => {
                 let _ = l.write_str(core::str::from_utf8(self.p.text(s)).unwrap_or("?"));
             }
-            Rule::Listed { list, i, nr } => {
-                let list = core::str::from_utf8(self.p.text(list)).unwrap_or("?");
+            Rule::Listed { i, nr } => {
                 let name = strata_syscall_table::name(nr as usize).unwrap_or("?");
-                let _ = write!(l, "syscalls.{list}[{i}] \"{name}\"");
+                let _ = write!(l, "syscalls.{}[{i}] \"{name}\"", v.act.name());
             }
             Rule::Text(t) => {
                 let _ = l.write_str(t);

@@ -13,9 +13,9 @@
 //! default=ACT,ERRNO                   calls no sys= item names
 //! audit                               log instead of denying
 //! sys=NR[+NR...],ACT,ERRNO,LABEL     calls' rule
-//! sysl=LIST,ACT,ERRNO,NR:I[+NR:I...] calls named one by one in the file's
-//!                                     syscalls.LIST: each call's label is
-//!                                     `syscalls.LIST[I] "NAME"`, made when a line
+//! sysl=ACT,ERRNO,NR:I[+NR:I...]      calls named one by one in the file's
+//!                                     syscalls.ACT list: each call's label is
+//!                                     `syscalls.ACT[I] "NAME"`, made when a line
 //!                                     is logged (the launch configuration is
 //!                                     handled byte by byte at every exec)
 //! path=KINDS,ACT,ERRNO,PREFIX,LABEL   KINDS: letters r w c x
@@ -107,8 +107,8 @@ pub struct Span {
 pub struct SysRule {
     pub act: Act,
     pub errno: u16,
-    /// Empty: the call is not listed (the default applies). For a `sysl=`
-    /// item, the list's name.
+    /// Empty: the call is not listed (the default applies), or it is a
+    /// `sysl=` item's.
     pub label: Span,
     /// 1 + the call's place in its list, for a `sysl=` item; 0 otherwise.
     pub entry: u16,
@@ -206,6 +206,17 @@ impl Bad<'_> {
 
 fn bad<'a>(what: &'static str, item: &'a str) -> Bad<'a> {
     Bad::Item(what, item)
+}
+
+impl Act {
+    /// As the policy file says it (and names the `syscalls` list).
+    pub fn name(self) -> &'static str {
+        match self {
+            Act::Allow => "allow",
+            Act::Deny => "deny",
+            Act::Log => "log",
+        }
+    }
 }
 
 fn act(s: &str) -> Option<Act> {
@@ -354,9 +365,8 @@ impl Policy {
                     }
                 }
                 "sysl" => {
-                    let (a, e) = (act_of(f[1])?, errno(f[2])?);
-                    let list = self.put(f[0])?;
-                    for n in f[3].split('+') {
+                    let (a, e) = (act_of(f[0])?, errno(f[1])?);
+                    for n in f[2].split('+') {
                         let (nr, i) = n.split_once(':').ok_or_else(|| bad("number", item))?;
                         let (nr, i) = (num(nr, "number")? as usize, num(i, "place")?);
                         let entry = i
@@ -367,7 +377,7 @@ impl Policy {
                             .try_push(SysRule {
                                 act: a,
                                 errno: e,
-                                label: list,
+                                label: Span::default(),
                                 entry,
                             })
                             .map_err(|_| Bad::Msg("policy: too many call rules"))?;

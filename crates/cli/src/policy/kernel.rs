@@ -797,6 +797,25 @@ fn landlock_abi() -> i64 {
 /// The first Landlock ABI with scopes (Linux 6.12).
 const SCOPES_ABI: i64 = 6;
 
+/// `p`'s rules that Landlock's scopes hold: each with its scope, its
+/// label, and what the kernel does.
+fn reach_rules(p: &Policy) -> [(Reach, Scope, &'static str, &'static str); 2] {
+    [
+        (
+            p.signals,
+            Scope::Signal,
+            "process.signals = \"inside\"",
+            "Landlock scope: a signal to a process outside this run is refused (EPERM)",
+        ),
+        (
+            p.abstract_unix,
+            Scope::AbstractUnixSocket,
+            "network.abstract_unix = \"inside\"",
+            "Landlock scope: connecting or sending to an abstract UNIX socket made outside this run is refused (EPERM)",
+        ),
+    ]
+}
+
 /// The Landlock scopes of `p`'s ruleset: what its `Reach` rules keep inside
 /// the run, where this kernel has scopes (a rule the file names explicitly
 /// is an error without them; a default is left out). With the rule's label
@@ -804,14 +823,7 @@ const SCOPES_ABI: i64 = 6;
 fn scopes(p: &Policy) -> Result<BitFlags<Scope>, PolicyError> {
     let abi = landlock_abi();
     let mut out = BitFlags::empty();
-    for (reach, scope, label) in [
-        (p.signals, Scope::Signal, "process.signals = \"inside\""),
-        (
-            p.abstract_unix,
-            Scope::AbstractUnixSocket,
-            "network.abstract_unix = \"inside\"",
-        ),
-    ] {
+    for (reach, scope, label, _) in reach_rules(p) {
         match reach {
             Reach::Inside { .. } if abi >= SCOPES_ABI => out |= scope,
             Reach::Inside { explicit: true } => {
@@ -1030,11 +1042,14 @@ fn socket_text(family: u16, ty: u64) -> String {
 /// parent gave). Looks at the launcher's own descriptors that are not
 /// close-on-exec: those the program gets.
 pub fn check_inherited(policies: &[Policy]) -> Result<(), PolicyError> {
-    let active: Vec<(&Policy, &Network)> = policies
-        .iter()
-        .filter(|p| p.kernel_enforced())
-        .filter_map(|p| p.net.as_ref().filter(|n| !n.inherited_allowed).map(|n| (p, n)))
-        .collect();
+    // Each policy's layer answers which sockets its seccomp rule lets the
+    // program make (as for the filter itself, [`filters`]).
+    let mut active = Vec::new();
+    for p in policies.iter().filter(|p| p.kernel_enforced()) {
+        if let Some(n) = p.net.as_ref().filter(|n| !n.inherited_allowed) {
+            active.push((p, n, strata_ext_policy::Sandbox::from_policy(parse_compiled(p)?)));
+        }
+    }
     if active.is_empty() {
         return Ok(());
     }
@@ -1063,8 +1078,7 @@ pub fn check_inherited(policies: &[Policy]) -> Result<(), PolicyError> {
         let Some((family, ty)) = socket_of(fd) else {
             continue;
         };
-        for &(p, n) in &active {
-            let layer = strata_ext_policy::Sandbox::from_policy(parse_compiled(p)?);
+        for (p, n, layer) in &active {
             if layer.socket_allowed(family, ty & 0xf) {
                 continue;
             }
@@ -1211,20 +1225,7 @@ pub fn enforcement(p: &Policy) -> Vec<(String, How)> {
         Ok(s) => (s, false),
         Err(_) => (BitFlags::empty(), true),
     };
-    for (reach, scope, label, what) in [
-        (
-            p.signals,
-            Scope::Signal,
-            "process.signals = \"inside\"",
-            "Landlock scope: a signal to a process outside this run is refused (EPERM)",
-        ),
-        (
-            p.abstract_unix,
-            Scope::AbstractUnixSocket,
-            "network.abstract_unix = \"inside\"",
-            "Landlock scope: connecting or sending to an abstract UNIX socket made outside this run is refused (EPERM)",
-        ),
-    ] {
+    for (reach, scope, label, what) in reach_rules(p) {
         if let Reach::Inside { explicit } = reach {
             if scoped.contains(scope) {
                 let label = if explicit {

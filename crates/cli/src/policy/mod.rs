@@ -1004,7 +1004,7 @@ impl Policy {
         }
         for ((act, errno), nrs) in listed {
             // (The list is the action's: syscalls.allow, .deny, .log.)
-            let _ = write!(s, ";sysl={act},{act},{errno},{}", nrs.join("+"));
+            let _ = write!(s, ";sysl={act},{errno},{}", nrs.join("+"));
         }
         if self.restricted != 0 {
             let _ = write!(s, ";restrict={},{}", kinds_text(self.restricted), self.errno);
